@@ -1,0 +1,48 @@
+// The chunk-source seam: a dataset cut into row chunks, visited in order.
+//
+// Solvers loop `reset(); while (next(chunk)) ...` and never know whether the rows
+// are in memory, memory-mapped from a binary file, or parsed as they stream. A view
+// returned by next() stays valid until the following next() or reset() call.
+#pragma once
+
+#include <cstdint>
+
+#include "snapml/csr_view.h"
+#include "snapml/dataset.h"
+
+namespace snapml {
+
+class ChunkSource {
+ public:
+  virtual ~ChunkSource() = default;
+  // Fills `chunk` with the next chunk and returns true, or returns false at the end.
+  virtual bool next(CsrView& chunk) = 0;
+  // Starts again from the first chunk.
+  virtual void reset() = 0;
+  virtual std::int32_t n_features() const = 0;
+  virtual std::int64_t n_rows() const = 0;
+  virtual std::int64_t nnz() const = 0;
+  virtual std::size_t n_chunks() const = 0;
+};
+
+// Chunks of a Dataset held in memory. Does not own the dataset.
+class InMemorySource final : public ChunkSource {
+ public:
+  explicit InMemorySource(const Dataset& data) : data_(data) {}
+  bool next(CsrView& chunk) override {
+    if (position_ >= data_.n_chunks()) return false;
+    chunk = data_.view(position_++);
+    return true;
+  }
+  void reset() override { position_ = 0; }
+  std::int32_t n_features() const override { return data_.n_features(); }
+  std::int64_t n_rows() const override { return data_.n_rows(); }
+  std::int64_t nnz() const override { return data_.nnz(); }
+  std::size_t n_chunks() const override { return data_.n_chunks(); }
+
+ private:
+  const Dataset& data_;
+  std::size_t position_ = 0;
+};
+
+}  // namespace snapml

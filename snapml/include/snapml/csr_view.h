@@ -1,0 +1,49 @@
+// The data view every solver reads: a non-owning CSR chunk of rows.
+//
+// Row offsets are 64-bit so that a chunk (or a whole dataset viewed as one chunk)
+// may hold more than 2^31 non-zeros, a known failure of several peers. Column
+// indices are 32-bit: the number of features stays below 2^31. Values are float32,
+// labels float64 (as scikit-learn's load_svmlight_file returns them), weights
+// float32 and optional.
+#pragma once
+
+#include <cstdint>
+
+#include "snapml/host_device.h"
+
+namespace snapml {
+
+struct CsrView {
+  std::int64_t n_rows = 0;
+  std::int32_t n_features = 0;               // columns are in [0, n_features)
+  const std::int64_t* row_offsets = nullptr;  // n_rows + 1 entries; row_offsets[0] == 0
+  const std::int32_t* col_indices = nullptr;  // row_offsets[n_rows] entries
+  const float* values = nullptr;              // row_offsets[n_rows] entries
+  const double* labels = nullptr;             // n_rows entries
+  const float* weights = nullptr;             // n_rows entries, or nullptr for all ones
+  std::int64_t first_row = 0;                 // global index of this chunk's row 0
+
+  SNAPML_HOST_DEVICE std::int64_t nnz() const { return n_rows ? row_offsets[n_rows] : 0; }
+  SNAPML_HOST_DEVICE std::int64_t row_begin(std::int64_t row) const { return row_offsets[row]; }
+  SNAPML_HOST_DEVICE std::int64_t row_end(std::int64_t row) const { return row_offsets[row + 1]; }
+  SNAPML_HOST_DEVICE float weight(std::int64_t row) const { return weights ? weights[row] : 1.0f; }
+};
+
+// Dot product of row `row` with a dense vector `w` of at least n_features entries.
+template <typename Real>
+SNAPML_HOST_DEVICE SNAPML_INLINE Real row_dot(const CsrView& x, std::int64_t row, const Real* w) {
+  Real sum = 0;
+  for (std::int64_t k = x.row_begin(row); k < x.row_end(row); ++k)
+    sum += static_cast<Real>(x.values[k]) * w[x.col_indices[k]];
+  return sum;
+}
+
+// Squared Euclidean norm of row `row`.
+SNAPML_HOST_DEVICE SNAPML_INLINE double row_squared_norm(const CsrView& x, std::int64_t row) {
+  double sum = 0;
+  for (std::int64_t k = x.row_begin(row); k < x.row_end(row); ++k)
+    sum += static_cast<double>(x.values[k]) * x.values[k];
+  return sum;
+}
+
+}  // namespace snapml

@@ -1,0 +1,60 @@
+// The library's exceptions. Library code never calls exit(); the command-line
+// tools map these types to their exit codes (docs/cli.md).
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace snapml {
+
+// Base of everything the library throws on purpose.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A caller passed an invalid argument or combination of parameters.
+class InvalidArgument : public Error {
+ public:
+  using Error::Error;
+};
+
+// The input data is malformed. Carries where: file, 1-based line and column
+// (0 when not known) so the message reads "file:line:column: problem".
+class InputError : public Error {
+ public:
+  InputError(std::string file, std::int64_t line, std::int64_t column, const std::string& problem);
+  const std::string& file() const { return file_; }
+  std::int64_t line() const { return line_; }
+  std::int64_t column() const { return column_; }
+  const std::string& problem() const { return problem_; }
+
+ private:
+  std::string file_;
+  std::int64_t line_;
+  std::int64_t column_;
+  std::string problem_;
+};
+
+// The operating system refused a read or write (missing file, disk full, ...).
+class IoError : public Error {
+ public:
+  using Error::Error;
+};
+
+// A build without a backend (CUDA, MPI) was asked to use it.
+class Unsupported : public Error {
+ public:
+  using Error::Error;
+};
+
+// Throws InvalidArgument with `message` unless `condition` holds.
+inline void require(bool condition, const std::string& message) {
+  if (!condition) throw InvalidArgument(message);
+}
+
+// "strerror(errno)" of the current errno, for IoError messages.
+std::string errno_message();
+
+}  // namespace snapml

@@ -1,0 +1,22 @@
+#include <gtest/gtest.h>
+
+#include "snapml/error.h"
+
+namespace snapml {
+namespace {
+
+TEST(InputError, MessageNamesFileLineAndColumn) {
+  InputError e("data.svm", 12, 7, "bad number 'x1'");
+  EXPECT_STREQ(e.what(), "data.svm:12:7: bad number 'x1'");
+  EXPECT_EQ(e.line(), 12);
+  EXPECT_EQ(e.column(), 7);
+  EXPECT_EQ(e.problem(), "bad number 'x1'");
+}
+
+TEST(InputError, OmitsUnknownParts) {
+  EXPECT_STREQ(InputError("f", 0, 0, "empty file").what(), "f: empty file");
+  EXPECT_STREQ(InputError("", 3, 0, "x").what(), "<input>:3: x");
+}
+
+}  // namespace
+}  // namespace snapml
