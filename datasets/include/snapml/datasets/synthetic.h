@@ -1,0 +1,32 @@
+// Synthetic sparse datasets with a planted linear model, for tests, benchmarks
+// and the quick start (no large real dataset is available offline).
+//
+// Each row has `nnz_per_row` distinct features drawn uniformly (sorted), values
+// drawn uniformly in (0, 1]; a hidden weight vector w* ~ N(0, 1) gives the margin
+// m = w*.x / sqrt(nnz_per_row). Binary labels are +1 with probability
+// sigmoid(margin_scale * m) (else -1); regression targets are m + noise * N(0, 1).
+// Deterministic per seed, independent of the thread count.
+#pragma once
+
+#include <cstdint>
+
+#include "snapml/dataset.h"
+
+namespace snapml::datasets {
+
+enum class SyntheticTask { Binary, Regression };
+
+struct SyntheticOptions {
+  std::int64_t rows = 1000;
+  std::int32_t features = 100;
+  std::int32_t nnz_per_row = 10;
+  std::uint64_t seed = 1;
+  SyntheticTask task = SyntheticTask::Binary;
+  double margin_scale = 4.0;  // Binary: larger is more separable
+  double noise = 0.1;         // Regression: standard deviation of the noise
+  std::int64_t chunk_rows = 1 << 16;
+};
+
+Dataset make_synthetic(const SyntheticOptions& options);
+
+}  // namespace snapml::datasets

@@ -1,0 +1,39 @@
+// Atomic file replacement: nothing is lost if a write fails half way.
+//
+// Data goes to a temporary file beside the target; commit() flushes, fsyncs and
+// renames it over the target (rename(2) is atomic within a file system), then
+// fsyncs the directory. Destroyed without commit(), the temporary file is
+// removed and the target is untouched. Every writer of the project (svmlight,
+// binary format, models) goes through this one class.
+#pragma once
+
+#include <cstddef>
+#include <cstdio>
+#include <string>
+
+namespace snapml {
+
+class AtomicFile {
+ public:
+  explicit AtomicFile(std::string target_path);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  // Throws IoError naming the target when the write fails (disk full, ...).
+  void write(const void* data, std::size_t bytes);
+  void write(const std::string& text) { write(text.data(), text.size()); }
+  // The underlying stream, for fprintf-style writers; check with commit().
+  std::FILE* stream() { return file_; }
+  // Flushes, fsyncs, renames onto the target. Throws IoError on failure.
+  void commit();
+  const std::string& target() const { return target_; }
+
+ private:
+  std::string target_;
+  std::string temporary_;
+  std::FILE* file_ = nullptr;
+  bool committed_ = false;
+};
+
+}  // namespace snapml
