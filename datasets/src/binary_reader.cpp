@@ -1,0 +1,313 @@
+// Memory-mapped reader of the binary chunked format (layout: binary_format.h,
+// docs/formats.md).
+//
+// Nothing in the file is trusted: opening checks every header and table field
+// before any of them is used as an offset or a size, and each chunk's contents are
+// checked on first use, so that a truncated, corrupted or crafted file is refused
+// with an InputError instead of letting a solver read outside the map.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <cstddef>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <new>
+#include <string>
+#include <utility>
+
+#include "snapml/datasets/binary_format.h"
+#include "snapml/error.h"
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the binary chunked format is little-endian; this reader needs a little-endian host"
+#endif
+
+namespace snapml::datasets {
+
+namespace {
+
+constexpr std::uint64_t kHeaderBytes = sizeof(BinaryHeader);
+constexpr std::uint64_t kEntryBytes = sizeof(BinaryChunkEntry);
+
+std::string truncated(std::uint64_t expected, std::uint64_t actual, const char* what) {
+  return "truncated: expected " + std::string(what) + std::to_string(expected) + " bytes, found " +
+         std::to_string(actual) + " (an interrupted copy or write?)";
+}
+
+// XXH3-64 of the header's first 56 bytes followed by the chunk table: the
+// checksum field itself sits between the two and is not covered.
+std::uint64_t header_checksum(const unsigned char* map, std::uint64_t n_chunks) {
+  std::unique_ptr<XXH3_state_t, XXH_errorcode (*)(XXH3_state_t*)> state{XXH3_createState(), XXH3_freeState};
+  if (!state) throw std::bad_alloc();
+  XXH3_64bits_reset(state.get());
+  XXH3_64bits_update(state.get(), map, offsetof(BinaryHeader, header_checksum));
+  XXH3_64bits_update(state.get(), map + kHeaderBytes, n_chunks * kEntryBytes);
+  return XXH3_64bits_digest(state.get());
+}
+
+std::size_t page_size() {
+  static const std::size_t size = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  return size;
+}
+
+}  // namespace
+
+MappedBinaryFile::MappedBinaryFile(const std::string& path, const BinaryOpenOptions& options) : path_(path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw IoError("cannot open " + path + ": " + errno_message());
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) {
+    std::string reason = errno_message();
+    ::close(fd);
+    throw IoError("cannot stat " + path + ": " + reason);
+  }
+  if (!S_ISREG(info.st_mode)) {
+    ::close(fd);
+    throw IoError("cannot read " + path + ": not a regular file");
+  }
+  const auto actual_size = static_cast<std::uint64_t>(info.st_size);
+  if (actual_size < kHeaderBytes) {
+    // Too short to map a header; read what there is to tell a foreign file
+    // (bad magic) from a truncated one.
+    char magic[sizeof kBinaryMagic] = {};
+    ssize_t got = ::read(fd, magic, sizeof magic);
+    ::close(fd);
+    if (got == static_cast<ssize_t>(sizeof magic) && std::memcmp(magic, kBinaryMagic, sizeof magic) != 0)
+      throw InputError(path, 0, 0, "not a snapml binary file (bad magic; expected \"SNAPBIN\" at byte 0)");
+    throw InputError(path, 0, 0, truncated(kHeaderBytes, actual_size, "a header of "));
+  }
+  void* map = ::mmap(nullptr, actual_size, PROT_READ, MAP_PRIVATE, fd, 0);
+  std::string reason = errno_message();
+  ::close(fd);  // the mapping keeps the file open
+  if (map == MAP_FAILED) throw IoError("cannot map " + path + ": " + reason);
+  map_ = static_cast<const unsigned char*>(map);
+  map_size_ = actual_size;
+  try {
+    validate_header(actual_size);
+    validate_table();
+    // Advice only: a failure here changes speed, never results.
+    ::madvise(const_cast<unsigned char*>(map_), map_size_,
+              options.access == BinaryAccess::Sequential ? MADV_SEQUENTIAL : MADV_RANDOM);
+    verified_.reset(new std::atomic<bool>[table_.size()]());
+    if (options.verify_all) verify_all();
+  } catch (...) {
+    unmap();
+    throw;
+  }
+}
+
+MappedBinaryFile::~MappedBinaryFile() { unmap(); }
+
+MappedBinaryFile::MappedBinaryFile(MappedBinaryFile&& other) noexcept
+    : path_(std::move(other.path_)),
+      map_(std::exchange(other.map_, nullptr)),
+      map_size_(std::exchange(other.map_size_, 0)),
+      header_(other.header_),
+      table_(std::move(other.table_)),
+      verified_(std::move(other.verified_)) {}
+
+MappedBinaryFile& MappedBinaryFile::operator=(MappedBinaryFile&& other) noexcept {
+  if (this != &other) {
+    unmap();
+    path_ = std::move(other.path_);
+    map_ = std::exchange(other.map_, nullptr);
+    map_size_ = std::exchange(other.map_size_, 0);
+    header_ = other.header_;
+    table_ = std::move(other.table_);
+    verified_ = std::move(other.verified_);
+  }
+  return *this;
+}
+
+void MappedBinaryFile::unmap() noexcept {
+  if (map_) ::munmap(const_cast<unsigned char*>(map_), map_size_);
+  map_ = nullptr;
+  map_size_ = 0;
+}
+
+void MappedBinaryFile::validate_header(std::uint64_t actual_size) {
+  auto fail = [&](const std::string& problem) { throw InputError(path_, 0, 0, problem); };
+  std::memcpy(&header_, map_, kHeaderBytes);
+  if (std::memcmp(header_.magic, kBinaryMagic, sizeof kBinaryMagic) != 0)
+    fail("not a snapml binary file (bad magic; expected \"SNAPBIN\" at byte 0)");
+  // The version comes before every other field: a later version may lay the
+  // rest of the header out differently.
+  if (header_.version > kBinaryVersion)
+    fail("binary format version " + std::to_string(header_.version) + " is newer than this build reads (version " +
+         std::to_string(kBinaryVersion) + "); upgrade snapml or convert the data again with this build's snap-convert");
+  if (header_.version != kBinaryVersion)
+    fail("unsupported binary format version " + std::to_string(header_.version) + " (this build reads version " +
+         std::to_string(kBinaryVersion) + ")");
+  if (header_.flags & ~kBinaryKnownFlags)
+    fail("unknown header flags " + std::to_string(header_.flags) + " (written by a newer snapml?)");
+  if (actual_size < header_.file_size) fail(truncated(header_.file_size, actual_size, ""));
+  if (actual_size > header_.file_size)
+    fail(std::to_string(actual_size - header_.file_size) + " unexpected bytes after the end of the data (the header says " +
+         std::to_string(header_.file_size) + " bytes; file corrupted)");
+  // Bound n_chunks by the file size before it sizes anything (a corrupt count
+  // must not make the checksum below read past the map).
+  if (header_.n_chunks < 0 ||
+      static_cast<std::uint64_t>(header_.n_chunks) > (header_.file_size - kHeaderBytes) / kEntryBytes)
+    fail("header corrupted: " + std::to_string(header_.n_chunks) + " chunks do not fit in the file");
+  if (header_checksum(map_, static_cast<std::uint64_t>(header_.n_chunks)) != header_.header_checksum)
+    fail("header checksum mismatch (file corrupted)");
+  // The checksum guards against accidents; these guard against a crafted file.
+  if (header_.n_rows < 0 || header_.nnz < 0 || header_.n_features < 0 ||
+      header_.n_features > std::numeric_limits<std::int32_t>::max())
+    fail("header corrupted: n_rows " + std::to_string(header_.n_rows) + ", n_features " +
+         std::to_string(header_.n_features) + ", nnz " + std::to_string(header_.nnz));
+}
+
+void MappedBinaryFile::validate_table() {
+  const auto n_chunks = static_cast<std::size_t>(header_.n_chunks);
+  table_.resize(n_chunks);
+  if (n_chunks) std::memcpy(table_.data(), map_ + kHeaderBytes, n_chunks * kEntryBytes);
+  // Chunks follow the table back to back, in row order, and end the file. With
+  // that invariant a chunk's bounds follow from the counts alone.
+  std::uint64_t expected_offset = kHeaderBytes + n_chunks * kEntryBytes;
+  std::int64_t rows = 0;
+  std::int64_t nnz = 0;
+  const std::uint64_t file_size = header_.file_size;
+  for (std::size_t i = 0; i < n_chunks; ++i) {
+    const BinaryChunkEntry& e = table_[i];
+    auto fail = [&](const std::string& problem) {
+      throw InputError(path_, 0, 0, "chunk table corrupted: chunk " + std::to_string(i) + " " + problem);
+    };
+    if (e.offset != expected_offset)
+      fail("starts at byte " + std::to_string(e.offset) + ", expected " + std::to_string(expected_offset));
+    // Bounding the counts by the remaining bytes first keeps binary_chunk_bytes()
+    // from overflowing (a row takes at least 16 bytes, a non-zero 8).
+    const std::uint64_t remaining = file_size - e.offset;
+    if (e.n_rows < 0 || e.nnz < 0 || static_cast<std::uint64_t>(e.n_rows) > remaining / 16 ||
+        static_cast<std::uint64_t>(e.nnz) > remaining / 8)
+      fail("has " + std::to_string(e.n_rows) + " rows and " + std::to_string(e.nnz) +
+           " non-zeros, more than the file holds");
+    const std::uint64_t bytes =
+        binary_chunk_bytes(static_cast<std::uint64_t>(e.n_rows), static_cast<std::uint64_t>(e.nnz), has_weights());
+    if (bytes > remaining) fail("ends past the end of the file");
+    if (e.first_row != rows)
+      fail("starts at row " + std::to_string(e.first_row) + ", expected " + std::to_string(rows));
+    expected_offset += bytes;
+    rows += e.n_rows;
+    nnz += e.nnz;
+  }
+  auto fail = [&](const std::string& problem) {
+    throw InputError(path_, 0, 0, "chunk table corrupted: " + problem);
+  };
+  if (expected_offset != file_size)
+    fail("the chunks end at byte " + std::to_string(expected_offset) + ", the file at " + std::to_string(file_size));
+  if (rows != header_.n_rows || nnz != header_.nnz)
+    fail("the chunks hold " + std::to_string(rows) + " rows and " + std::to_string(nnz) + " non-zeros, the header says " +
+         std::to_string(header_.n_rows) + " and " + std::to_string(header_.nnz));
+}
+
+void MappedBinaryFile::verify_chunk(std::size_t i) const {
+  const BinaryChunkEntry& e = table_[i];
+  auto fail = [&](const std::string& problem) {
+    throw InputError(path_, 0, 0, "chunk " + std::to_string(i) + " " + problem);
+  };
+  const std::uint64_t bytes =
+      binary_chunk_bytes(static_cast<std::uint64_t>(e.n_rows), static_cast<std::uint64_t>(e.nnz), has_weights());
+  if (XXH3_64bits(chunk_bytes(i), bytes) != e.checksum) fail("checksum mismatch (file corrupted)");
+  // A matching checksum proves the bytes are those written, not that the writer
+  // was sound; these are the invariants a solver relies on to stay in bounds.
+  const CsrView v = unchecked_view(i);
+  if (v.row_offsets[0] != 0) fail("is malformed: row_offsets[0] is " + std::to_string(v.row_offsets[0]) + ", not 0");
+  for (std::int64_t r = 0; r < v.n_rows; ++r)
+    if (v.row_offsets[r + 1] < v.row_offsets[r])
+      fail("is malformed: row offsets decrease at row " + std::to_string(r));
+  if (v.row_offsets[v.n_rows] != e.nnz)
+    fail("is malformed: last row offset " + std::to_string(v.row_offsets[v.n_rows]) + " is not nnz " +
+         std::to_string(e.nnz));
+  for (std::int64_t k = 0; k < e.nnz; ++k)
+    if (v.col_indices[k] < 0 || v.col_indices[k] >= v.n_features)
+      fail("is malformed: column index " + std::to_string(v.col_indices[k]) + " outside [0, " +
+           std::to_string(v.n_features) + ")");
+  verified_[i].store(true, std::memory_order_release);
+}
+
+CsrView MappedBinaryFile::chunk(std::size_t i) const {
+  if (i >= table_.size())
+    throw InvalidArgument("chunk " + std::to_string(i) + " requested from " + path_ + ", which has " +
+                          std::to_string(table_.size()) + " chunks");
+  if (!verified_[i].load(std::memory_order_acquire)) verify_chunk(i);
+  return unchecked_view(i);
+}
+
+CsrView MappedBinaryFile::unchecked_view(std::size_t i) const {
+  const BinaryChunkEntry& e = table_[i];
+  const auto n_rows = static_cast<std::uint64_t>(e.n_rows);
+  const auto nnz = static_cast<std::uint64_t>(e.nnz);
+  // Every array starts on an 8-byte boundary of a page-aligned map, so the
+  // pointers are aligned for their types.
+  const unsigned char* p = chunk_bytes(i);
+  CsrView v;
+  v.n_rows = e.n_rows;
+  v.n_features = n_features();
+  v.first_row = e.first_row;
+  v.row_offsets = reinterpret_cast<const std::int64_t*>(p);
+  p += 8 * (n_rows + 1);
+  v.labels = reinterpret_cast<const double*>(p);
+  p += 8 * n_rows;
+  if (has_weights()) {
+    v.weights = reinterpret_cast<const float*>(p);
+    p += binary_padded(4 * n_rows);
+  }
+  v.col_indices = reinterpret_cast<const std::int32_t*>(p);
+  p += binary_padded(4 * nnz);
+  v.values = reinterpret_cast<const float*>(p);
+  return v;
+}
+
+void MappedBinaryFile::verify_all() const {
+  for (std::size_t i = 0; i < table_.size(); ++i)
+    if (!verified_[i].load(std::memory_order_acquire)) verify_chunk(i);
+}
+
+void MappedBinaryFile::prefetch(std::size_t i) const {
+  if (i >= table_.size()) return;
+  const BinaryChunkEntry& e = table_[i];
+  const std::uint64_t bytes =
+      binary_chunk_bytes(static_cast<std::uint64_t>(e.n_rows), static_cast<std::uint64_t>(e.nnz), has_weights());
+  // madvise wants a page-aligned start.
+  const std::uint64_t start = e.offset - e.offset % page_size();
+  ::madvise(const_cast<unsigned char*>(map_) + start, e.offset + bytes - start, MADV_WILLNEED);
+}
+
+Dataset load_binary(const std::string& path) {
+  BinaryOpenOptions options;
+  options.verify_all = true;
+  const MappedBinaryFile file(path, options);
+  std::vector<CsrChunk> chunks(file.n_chunks());
+  for (std::size_t i = 0; i < file.n_chunks(); ++i) {
+    const CsrView v = file.chunk(i);
+    CsrChunk& c = chunks[i];
+    const auto n_rows = static_cast<std::size_t>(v.n_rows);
+    const auto nnz = static_cast<std::size_t>(v.nnz());
+    c.row_offsets.assign(v.row_offsets, v.row_offsets + n_rows + 1);
+    c.labels.assign(v.labels, v.labels + n_rows);
+    if (v.weights) c.weights.assign(v.weights, v.weights + n_rows);
+    c.col_indices.assign(v.col_indices, v.col_indices + nnz);
+    c.values.assign(v.values, v.values + nnz);
+  }
+  return Dataset(std::move(chunks), file.n_features());
+}
+
+MappedBinarySource::MappedBinarySource(const std::string& path, const BinaryOpenOptions& options)
+    : file_(path, options) {}
+
+MappedBinarySource::MappedBinarySource(MappedBinaryFile file) : file_(std::move(file)) {}
+
+bool MappedBinarySource::next(CsrView& chunk) {
+  if (position_ >= file_.n_chunks()) return false;
+  chunk = file_.chunk(position_);
+  ++position_;
+  file_.prefetch(position_);  // read the next chunk while the caller works on this one
+  return true;
+}
+
+}  // namespace snapml::datasets

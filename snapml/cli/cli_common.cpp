@@ -1,0 +1,52 @@
+#include "cli_common.h"
+
+#include <exception>
+#include <filesystem>
+#include <iostream>
+#include <new>
+
+#include "snapml/error.h"
+
+namespace snapml::cli {
+
+void parse_command_line(CLI::App& app, int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // app.exit prints the help (--help) or the error with a pointer to --help.
+    const int code = app.exit(e);
+    throw Exit{code == 0 ? kExitOk : kExitUsage};
+  }
+}
+
+int run_tool(const std::string& program, const std::function<int()>& body) {
+  auto fail = [&](int code, const char* message) {
+    std::cerr << program << ": " << message << "\n";
+    return code;
+  };
+  // The most derived types first: InputError and IoError are snapml::Errors too.
+  try {
+    return body();
+  } catch (const Exit& e) {
+    return e.code;
+  } catch (const InputError& e) {
+    return fail(kExitBadInput, e.what());
+  } catch (const IoError& e) {
+    return fail(kExitIo, e.what());
+  } catch (const std::filesystem::filesystem_error& e) {
+    return fail(kExitIo, e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(kExitIo, "out of memory");
+  } catch (const InvalidArgument& e) {
+    return fail(kExitUsage, e.what());
+  } catch (const Unsupported& e) {
+    return fail(kExitUsage, e.what());
+  } catch (const CLI::Error& e) {
+    return fail(kExitUsage, e.what());
+  } catch (const std::exception& e) {
+    std::cerr << program << ": internal error: " << e.what() << "\n";
+    return kExitInternal;
+  }
+}
+
+}  // namespace snapml::cli

@@ -1,0 +1,36 @@
+// What every command-line tool shares: its exit codes and how exceptions map to
+// them, so that snap-convert, snap-train and snap-predict answer a script alike.
+//
+//   0  success
+//   1  usage: bad option or argument (CLI11), snapml::InvalidArgument, or a request
+//      this build cannot serve (snapml::Unsupported, e.g. --gpu without CUDA)
+//   2  bad input: snapml::InputError (the message names file, line and column)
+//   3  I/O: snapml::IoError (missing file, disk full, ...) or out of memory
+//   4  anything else: an internal error, a bug to report
+//
+// Errors are printed to stderr as "program: message".
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+
+namespace snapml::cli {
+
+enum ExitCode : int { kExitOk = 0, kExitUsage = 1, kExitBadInput = 2, kExitIo = 3, kExitInternal = 4 };
+
+// Thrown to end a tool early with `code` once the reason has been printed.
+struct Exit {
+  int code;
+};
+
+// Parses the command line into `app`. On --help, prints the help and throws
+// Exit{0}; on a usage error, prints CLI11's message and throws Exit{kExitUsage}.
+void parse_command_line(CLI::App& app, int argc, char** argv);
+
+// Runs a tool's main body and returns its exit code, mapping exceptions to the
+// codes above.
+int run_tool(const std::string& program, const std::function<int()>& body);
+
+}  // namespace snapml::cli

@@ -1,0 +1,193 @@
+// snap-convert: converts between svmlight text and the binary chunked format, and
+// summarises a dataset.
+//
+//   snap-convert [options] INPUT OUTPUT
+//   snap-convert --summary [options] INPUT
+//
+// Formats follow from the extension unless --from/--to say otherwise: `.snap` is
+// the binary chunked format, anything else svmlight (`.gz` included on input).
+// Exit codes: cli_common.h.
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <string>
+
+#include "cli_common.h"
+#include "snapml/chunk_source.h"
+#include "snapml/dataset.h"
+#include "snapml/datasets/binary_format.h"
+#include "snapml/datasets/svmlight.h"
+#include "snapml/error.h"
+
+namespace snapml::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  std::string input;
+  std::string output;
+  std::string from;  // "" infers from the extension
+  std::string to;
+  std::string zero_based = "auto";
+  std::int32_t n_features = 0;  // 0: from the data
+  std::int64_t chunk_rows = 0;  // 0: the reader's default (svmlight) or the file's chunks (binary)
+  int threads = 0;
+  bool summary = false;
+};
+
+std::string format_of(const std::string& path, const std::string& forced) {
+  if (!forced.empty()) return forced;
+  return std::filesystem::path(path).extension() == datasets::kBinaryExtension ? "binary" : "svmlight";
+}
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// The shortest decimal form that reads back to the same double.
+std::string shortest(double value) {
+  char buffer[32];
+  auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  return std::string(buffer, result.ptr);
+}
+
+Dataset read_any(const Options& o, const std::string& format) {
+  if (format == "binary") {
+    Dataset data = datasets::load_binary(o.input);
+    if (o.n_features) data.set_n_features(o.n_features);
+    return data;
+  }
+  datasets::SvmlightOptions svm;
+  svm.index_base = o.zero_based == "yes"  ? datasets::IndexBase::Zero
+                   : o.zero_based == "no" ? datasets::IndexBase::One
+                                          : datasets::IndexBase::Auto;
+  svm.n_features = o.n_features;
+  svm.threads = o.threads;
+  if (o.chunk_rows) svm.chunk_rows = o.chunk_rows;
+  return datasets::read_svmlight(o.input, svm);
+}
+
+// Label counts, nnz and weights through the chunk-source seam, so a binary file
+// is summarised straight from its map and svmlight from memory.
+int print_summary(ChunkSource& source, const std::string& path, const std::string& format, double load_seconds) {
+  std::map<double, std::int64_t> label_counts;
+  bool weighted = false;
+  CsrView chunk;
+  for (source.reset(); source.next(chunk);) {
+    for (std::int64_t r = 0; r < chunk.n_rows; ++r) ++label_counts[chunk.labels[r]];
+    weighted = weighted || (chunk.weights && chunk.n_rows > 0);
+  }
+  const double cells = static_cast<double>(source.n_rows()) * static_cast<double>(source.n_features());
+  const int width = 11;
+  auto line = [&](const std::string& key) -> std::ostream& {
+    return std::cout << std::left << std::setw(width) << (key + ":");
+  };
+  line("input") << path << " (" << format << ")\n";
+  line("rows") << source.n_rows() << "\n";
+  line("features") << source.n_features() << "\n";
+  line("nnz") << source.nnz() << "\n";
+  line("density") << (cells > 0 ? static_cast<double>(source.nnz()) / cells : 0.0) << "\n";
+  line("labels") << label_counts.size() << " distinct\n";
+  // A regression target has as many distinct values as rows: show the first few.
+  const std::size_t shown = 20;
+  std::size_t i = 0;
+  for (const auto& [label, count] : label_counts) {
+    if (i++ == shown) {
+      std::cout << "  ... " << label_counts.size() - shown << " more\n";
+      break;
+    }
+    std::cout << "  label " << shortest(label) << ": " << count << "\n";
+  }
+  line("weights") << (weighted ? "yes" : "no") << "\n";
+  line("chunks") << source.n_chunks() << "\n";
+  line("bytes") << std::filesystem::file_size(path) << "\n";
+  line("load time") << std::setprecision(3) << load_seconds << " s\n";
+  return kExitOk;
+}
+
+int summarize(const Options& o) {
+  const std::string format = format_of(o.input, o.from);
+  const Clock::time_point start = Clock::now();
+  if (format == "binary" && o.n_features == 0) {  // straight from the map, no copy
+    datasets::BinaryOpenOptions open;
+    open.verify_all = true;  // the load time then includes the checksums
+    datasets::MappedBinarySource source(o.input, open);
+    return print_summary(source, o.input, format, seconds_since(start));
+  }
+  const Dataset data = read_any(o, format);
+  InMemorySource source(data);
+  return print_summary(source, o.input, format, seconds_since(start));
+}
+
+int convert(const Options& o) {
+  const std::string from = format_of(o.input, o.from);
+  const std::string to = format_of(o.output, o.to);
+  const Clock::time_point start = Clock::now();
+  const Dataset data = read_any(o, from);
+  const double read_seconds = seconds_since(start);
+
+  const Clock::time_point write_start = Clock::now();
+  if (to == "binary") {
+    datasets::BinaryWriteOptions write;
+    write.chunk_rows = o.chunk_rows;  // svmlight input is already cut at chunk_rows
+    datasets::write_binary(data, o.output, write);
+  } else {
+    const bool weighted = std::any_of(data.chunks().begin(), data.chunks().end(),
+                                      [](const CsrChunk& c) { return !c.weights.empty(); });
+    if (weighted) std::cerr << "snap-convert: warning: svmlight has no per-example weights; they are not written\n";
+    datasets::write_svmlight(data, o.output, o.zero_based == "yes");
+  }
+  std::cout << "snap-convert: " << o.input << " (" << from << ") -> " << o.output << " (" << to
+            << "): " << data.n_rows() << " rows, " << data.n_features() << " features, " << data.nnz()
+            << " non-zeros; read " << std::setprecision(3) << read_seconds << " s, write "
+            << seconds_since(write_start) << " s\n";
+  return kExitOk;
+}
+
+int snap_convert(int argc, char** argv) {
+  Options o;
+  CLI::App app{"Converts datasets between svmlight text and the binary chunked format (.snap), "
+               "or summarises one (--summary).",
+               "snap-convert"};
+  app.add_option("INPUT", o.input, "input file (svmlight, .gz svmlight, or .snap)")->required();
+  app.add_option("OUTPUT", o.output, "output file; .snap writes the binary format, anything else svmlight");
+  app.add_flag("--summary", o.summary,
+               "print rows, features, nnz, density, labels and their counts, chunks, bytes and load time; "
+               "no OUTPUT");
+  const auto formats = CLI::IsMember({"svmlight", "binary"});
+  app.add_option("--from", o.from, "input format (default: binary for .snap, else svmlight)")->check(formats);
+  app.add_option("--to", o.to, "output format (default: binary for .snap, else svmlight)")->check(formats);
+  app.add_option("--zero-based", o.zero_based,
+                 "svmlight input indices: auto-detected, zero-based (yes) or one-based (no); "
+                 "svmlight output is zero-based only with yes")
+      ->check(CLI::IsMember({"auto", "yes", "no"}))
+      ->capture_default_str();
+  app.add_option("--n-features", o.n_features, "feature count (default: one more than the largest index)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--chunk-rows", o.chunk_rows,
+                 "rows per chunk of the binary output (default: 65536 from svmlight, the input's chunks from binary)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--threads", o.threads, "parser threads (default 0: all)")->check(CLI::NonNegativeNumber);
+  app.footer("Exit codes: 0 ok, 1 usage, 2 bad input, 3 I/O error.");
+  parse_command_line(app, argc, argv);
+
+  if (o.summary) {
+    require(o.output.empty(), "--summary takes no OUTPUT (got " + o.output + ")");
+    return summarize(o);
+  }
+  require(!o.output.empty(), "missing OUTPUT (or pass --summary); run with --help for more information");
+  return convert(o);
+}
+
+}  // namespace
+}  // namespace snapml::cli
+
+int main(int argc, char** argv) {
+  return snapml::cli::run_tool("snap-convert", [&] { return snapml::cli::snap_convert(argc, argv); });
+}
