@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs what snapml needs to build and test, from Debian packages and PyPI.
+# Idempotent: installs only what is missing, so a second run costs seconds.
+set -euo pipefail
+
+debian_packages=(
+  cmake g++ make pkg-config python3-dev
+  zlib1g-dev libxxhash-dev libfast-float-dev libcli11-dev   # parsing, checksums, CLI
+  libeigen3-dev libgtest-dev                                 # references, tests
+  libopenmpi-dev openmpi-bin                                 # distributed driver
+  pybind11-dev                                               # Python extension
+  liblinear-tools                                            # reference peer in tests
+)
+python_packages=(numpy scipy scikit-learn pytest pybind11 scikit-build-core)
+
+missing=()
+for p in "${debian_packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  echo "install-deps: apt-get install ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+python=${PYTHON:-python3}
+missing_py=()
+for p in "${python_packages[@]}"; do
+  module=${p//-/_}
+  [ "$p" = scikit-learn ] && module=sklearn
+  "$python" -c "import $module" >/dev/null 2>&1 || missing_py+=("$p")
+done
+if [ ${#missing_py[@]} -gt 0 ]; then
+  echo "install-deps: pip install ${missing_py[*]}"
+  "$python" -m pip install -q "${missing_py[@]}"
+fi
