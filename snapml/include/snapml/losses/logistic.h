@@ -1,0 +1,82 @@
+// Logistic loss: L2-regularised logistic regression (LIBLINEAR -s 7, L2R_LR_DUAL).
+//
+//   primal  C_i * log(1 + exp(-y_i * w.x_i))
+//   dual    max  -sum_i [a_i log a_i + (C_i - a_i) log(C_i - a_i) - C_i log C_i]
+//                - 0.5 * ||sum_i a_i y_i x_i||^2,                0 < a_i < C_i
+//   step    no closed form: minimise over z in (0, C) the 1-D sub-problem
+//             f(z) = 0.5 a (z - alpha)^2 + b (z - alpha) + z log z + (C - z) log(C - z)
+//           with a = sigma'*||x||^2, b = y*margin, by Newton's method as in Yu, Huang
+//           & Lin 2011 ("Dual coordinate descent methods for logistic regression and
+//           maximum entropy models", Machine Learning 85), Algorithm 4.
+//
+// Why the iteration is safe: f'(z) = a(z - alpha) + b + log(z / (C - z)) is
+// increasing, and concave on (0, C/2]. The paper first picks the half that holds
+// the root (the sign of f'(C/2)) and, by the symmetry z <-> C - z, always solves
+// for the coordinate whose root lies in (0, C/2]. There Newton's tangent lies above
+// f', so an iterate left of the root stays left and climbs to it monotonically; an
+// iterate right of it lands left after one step. A step that would leave (0, C)
+// through 0 is replaced by shrinking z tenfold. Solving for the smaller of z and
+// C - z also keeps the logarithm accurate near the bound C.
+#pragma once
+
+#include <cmath>
+
+#include "snapml/losses/common.h"
+
+namespace snapml::losses {
+
+struct LogisticLoss {
+  static constexpr bool is_classification = true;
+  // Stop when |f'(z)| falls below this. The solver starts loose and tightens it
+  // epoch by epoch, as LIBLINEAR does (its innereps); the default is an exact step.
+  double newton_tolerance = 1e-11;
+  int max_newton_steps = 100;
+
+  SNAPML_HOST_DEVICE static double coefficient(double y) { return y; }
+  SNAPML_HOST_DEVICE double loss(double y, double margin) const {
+    // log(1 + exp(t)) without overflow for large t = -y*margin.
+    const double t = -y * margin;
+    return t > 0.0 ? t + std::log1p(std::exp(-t)) : std::log1p(std::exp(t));
+  }
+  SNAPML_HOST_DEVICE double dual_value(double, double alpha, double C) const {
+    return x_log_x(C) - x_log_x(alpha) - x_log_x(C - alpha);
+  }
+  SNAPML_HOST_DEVICE DualInterval interval(double C) const { return {0.0, C}; }
+  // LIBLINEAR's start: strictly inside (0, C), where the entropy is differentiable.
+  SNAPML_HOST_DEVICE double initial_alpha(double C) const {
+    const double small = 1e-3 * C;
+    return small < 1e-8 ? small : 1e-8;
+  }
+  SNAPML_HOST_DEVICE double step(double y, double alpha, double margin, double sq_norm, double C,
+                                 double sigma) const {
+    const double a = sigma * sq_norm;
+    const double b = y * margin;
+    // f'(C/2) >= 0: the root is in (0, C/2], solve for z = alpha. Otherwise for
+    // z = C - alpha, whose sub-problem has b negated.
+    const bool solve_for_alpha = 0.5 * a * (C - 2.0 * alpha) + b >= 0.0;
+    const double sign = solve_for_alpha ? 1.0 : -1.0;
+    const double z_old = solve_for_alpha ? alpha : C - alpha;
+    double z = z_old;
+    if (z > 0.5 * C) z *= 0.1;  // start in (0, C/2], where the iteration is monotone
+    const double z_floor = 1e-20 * C;
+    if (z < z_floor) z = z_floor;  // alpha rounded onto a bound: re-enter the interior
+    double gradient = a * (z - z_old) + sign * b + std::log(z / (C - z));
+    if (z == z_old && std::fabs(gradient) <= newton_tolerance) return alpha;  // already optimal
+    for (int k = 0; k < max_newton_steps && std::fabs(gradient) > newton_tolerance; ++k) {
+      const double curvature = a + C / ((C - z) * z);
+      const double next = z - gradient / curvature;
+      if (next == z) break;  // no representable progress left
+      z = next > 0.0 ? next : 0.1 * z;
+      gradient = a * (z - z_old) + sign * b + std::log(z / (C - z));
+    }
+    return solve_for_alpha ? z : C - z;
+  }
+  // Optimality pairs w with alpha = C * sigmoid(-y*margin), kept inside (0, C).
+  SNAPML_HOST_DEVICE double alpha_from_margin(double y, double margin, double C) const {
+    const double alpha = C / (1.0 + std::exp(y * margin));
+    const double inset = initial_alpha(C);
+    return clamp_to(alpha, inset, C - inset);
+  }
+};
+
+}  // namespace snapml::losses

@@ -1,0 +1,69 @@
+// A trained linear model: what train() returns, predictions, and its files.
+//
+// Binary classification and regression keep one weight row; more than two
+// classes keep one row per class (one-vs-rest). Classes are sorted ascending, as
+// scikit-learn's classes_; in a binary model row 0 scores classes[1], the
+// positive class. The model reads and writes its own text format and LIBLINEAR's
+// (model_liblinear.cpp), both through AtomicFile.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "snapml/csr_view.h"
+#include "snapml/dataset.h"
+#include "snapml/losses/dispatch.h"
+
+namespace snapml {
+
+class Model {
+ public:
+  LossKind loss = LossKind::Logistic;
+  std::vector<double> classes;  // sorted; empty for regression
+  std::int32_t n_features = 0;
+  std::vector<double> coef;       // n_outputs() rows of n_features, row-major
+  std::vector<double> intercept;  // n_outputs(): intercept_scaling * the constant feature's weight
+  double intercept_scaling = 0.0;  // 0: trained without intercept
+
+  // Hyper-parameters the model was trained with (reported, saved, not used to predict).
+  double C = 1.0;
+  double tol = 0.0;
+  double epsilon = 0.0;
+  int max_iter = 0;
+  std::vector<double> class_weight;  // one per class (empty for regression)
+
+  bool is_classifier() const { return !classes.empty(); }
+  // Weight rows: 1 for regression and two classes, else one per class.
+  int n_outputs() const { return classes.size() > 2 ? static_cast<int>(classes.size()) : 1; }
+  const double* coef_row(int output) const {
+    return coef.data() + static_cast<std::size_t>(output) * static_cast<std::size_t>(n_features);
+  }
+  // Throws InvalidArgument when the sizes disagree or a class is repeated.
+  void check() const;
+
+  // Scores, n_rows x n_outputs row-major: w.x + intercept. Features at or past
+  // n_features are ignored (a test set may have more columns than the training set).
+  // threads: 0 for every OpenMP thread.
+  void decision_function(const CsrView& x, double* out, int threads = 0) const;
+  std::vector<double> decision_function(const Dataset& data, int threads = 0) const;
+  // Labels: the class with the larger score (binary: classes[1] when the score > 0,
+  // as LIBLINEAR); regression: the score.
+  void predict(const CsrView& x, double* out, int threads = 0) const;
+  std::vector<double> predict(const Dataset& data, int threads = 0) const;
+  // Logistic models only: n_rows x n_classes, columns in classes order. Binary:
+  // sigmoid of the score; one-vs-rest: each class's sigmoid normalised to sum 1
+  // (LIBLINEAR's predict_probability).
+  void predict_proba(const CsrView& x, double* out, int threads = 0) const;
+  std::vector<double> predict_proba(const Dataset& data, int threads = 0) const;
+
+  // Our text format (docs/formats.md): every number round-trips exactly.
+  void save(const std::string& path) const;
+  static Model load(const std::string& path);
+  // LIBLINEAR's text model format (solver_type, nr_class, label, nr_feature, bias, w).
+  // Writing needs integer class labels (LIBLINEAR stores them as int).
+  void save_liblinear(const std::string& path) const;
+  static Model load_liblinear(const std::string& path);
+};
+
+}  // namespace snapml

@@ -1,0 +1,65 @@
+// The primal and dual objectives and the duality gap, computed in one place.
+//
+//   P(w)     = sum_i C_i loss(y_i, w.x_i) + 0.5 ||w||^2
+//   D(alpha) = sum_i dual_value(y_i, alpha_i, C_i) - 0.5 ||w||^2,  w = w(alpha)
+//   gap      = P(w) - D(alpha) >= P(w) - P(w*) >= 0   (weak duality)
+//
+// Over a row partition the two sums are additive, so a distributed run reduces
+// the partial sums and adds the global ||w||^2 once (CoCoA+'s certificate).
+#pragma once
+
+#include <cstdint>
+
+#include "snapml/chunk_source.h"
+#include "snapml/solver.h"
+
+namespace snapml {
+
+// How a row's target and cost follow from its label and weight.
+struct RowTargets {
+  bool classification = true;
+  double positive_label = 1.0;
+  double cost_positive = 1.0;  // C * class weight of the positive class
+  double cost_negative = 1.0;
+
+  static RowTargets from(const SolverParameters& p) {
+    return {is_classification(p.loss), p.positive_label, p.C * p.class_weight_positive,
+            p.C * p.class_weight_negative};
+  }
+  double target(double label) const {
+    if (!classification) return label;
+    return label == positive_label ? 1.0 : -1.0;
+  }
+  double cost(double target_value, float weight) const {
+    const double class_cost = (!classification || target_value > 0.0) ? cost_positive : cost_negative;
+    return class_cost * static_cast<double>(weight);
+  }
+};
+
+struct ObjectiveSums {
+  double loss = 0.0;  // sum_i C_i loss(y_i, w.x_i) over this rank's rows
+  double dual = 0.0;  // sum_i dual_value(y_i, alpha_i, C_i) over this rank's rows
+};
+
+struct Objectives {
+  double primal = 0.0;
+  double dual = 0.0;
+  double gap = 0.0;
+};
+
+// Partial sums over the rows of `source` (one pass). `weights` has
+// n_features + 1 entries (n_features: the global count, at least the source's),
+// the last multiplying the constant `intercept_scaling`; `alpha` holds one entry
+// per row of the source in visiting order, or is nullptr to leave `dual` at 0.
+ObjectiveSums objective_sums(ChunkSource& source, const SolverParameters& parameters,
+                             const double* weights, std::int32_t n_features, const double* alpha,
+                             int threads);
+
+// Objectives from global sums and the global weights (`size` entries).
+Objectives combine(const ObjectiveSums& sums, const double* weights, std::int64_t size);
+
+// P(w) of a single-process problem (weights as above), for tests and reports.
+double primal_objective(ChunkSource& source, const SolverParameters& parameters,
+                        const double* weights, std::int32_t n_features);
+
+}  // namespace snapml

@@ -1,0 +1,85 @@
+// The solver seam: fit a linear model to the rows of a ChunkSource.
+//
+// A solver sees one binary (or regression) problem: the caller maps labels to
+// +-1 through `positive_label` and sets per-class costs; one-vs-rest and label
+// handling live in train.h. The same call trains on one process (a
+// LocalCommunicator) or as one of K CoCoA+ workers (each rank's source holds its
+// row partition). docs/algorithms.md states the maths.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "snapml/chunk_source.h"
+#include "snapml/communicator.h"
+#include "snapml/losses/dispatch.h"
+
+namespace snapml {
+
+struct EpochRecord;
+
+struct SolverParameters {
+  LossKind loss = LossKind::Logistic;
+  double C = 1.0;
+  // Classification: a row is +1 when its label equals positive_label, else -1, and
+  // its cost is C * class_weight_{positive,negative} * sample_weight (LIBLINEAR's
+  // Cp, Cn). Regression uses the labels as they are and class_weight_positive.
+  double positive_label = 1.0;
+  double class_weight_positive = 1.0;
+  double class_weight_negative = 1.0;
+  double epsilon = 0.0;            // squared loss: the insensitive zone p
+  double intercept_scaling = 0.0;  // value of the constant feature; 0: no intercept
+  // Stop when P(w) - D(alpha) <= tol * P(w), checked after every round, or after
+  // max_epochs local epochs.
+  double tol = 1e-3;
+  int max_epochs = 1000;
+  // CoCoA+: local epochs per communication round (H). Ignored with one rank.
+  int local_epochs = 1;
+  int threads = 1;  // 0: all OpenMP threads
+  std::uint64_t seed = 0;
+  // Called with each record as it is added to FitResult::history (progress
+  // displays); empty: no call.
+  std::function<void(const EpochRecord&)> on_epoch;
+};
+
+struct EpochRecord {
+  int epoch = 0;         // local epochs done so far
+  double seconds = 0.0;  // wall time since fit() began
+  double primal = 0.0;
+  double dual = 0.0;
+  double gap = 0.0;  // primal - dual, >= 0 up to rounding
+};
+
+struct FitResult {
+  int epochs = 0;
+  bool converged = false;  // the duality gap met tol before max_epochs
+  std::vector<EpochRecord> history;
+};
+
+// In/out: the weights and dual variables. Warm start: non-empty `alpha` (one per
+// row of this rank's source) is used as given, clipped to its feasible interval,
+// and w is recomputed from it so that w = w(alpha) holds exactly; otherwise
+// non-empty `weights` start from the dual point the optimality conditions pair
+// with them (alpha_i from the margin w.x_i, then w = w(alpha)); otherwise a cold
+// start. On return `weights` has n_features + 1 entries (the last one the
+// intercept's weight, 0 without intercept) and `alpha` one per row.
+struct SolverState {
+  std::vector<double> weights;
+  std::vector<double> alpha;
+};
+
+class Solver {
+ public:
+  virtual ~Solver() = default;
+  virtual FitResult fit(ChunkSource& source, Communicator& communicator, SolverState& state) = 0;
+};
+
+// Stochastic dual coordinate ascent on CPU threads (snapml/src/sdca_cpu.cpp).
+std::unique_ptr<Solver> make_sdca_cpu_solver(const SolverParameters& parameters);
+
+// Throws InvalidArgument naming the bad parameter and the fix.
+void validate(const SolverParameters& parameters);
+
+}  // namespace snapml

@@ -1,0 +1,192 @@
+// LIBLINEAR's text model format, both ways (LIBLINEAR 2.x save_model/load_model).
+//
+//   solver_type NAME          e.g. L2R_LR_DUAL
+//   nr_class K
+//   label l_1 .. l_K          integers; absent for regression
+//   nr_feature N
+//   bias B                    < 0: no bias feature; else the constant feature's value
+//   w
+//   N (+1 with bias) lines, feature-major, each with nr_w numbers
+//
+// nr_w is 1 for two classes (except MCSVM_CS) and for regression, else K. With one
+// column the score is for label[0] (LIBLINEAR's positive class is the first label
+// it met), so it is negated when label[0] is our classes[0]. One-vs-rest columns
+// follow LIBLINEAR's label order and are permuted into sorted class order.
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <string>
+
+#include "model_text.h"
+#include "snapml/atomic_file.h"
+#include "snapml/error.h"
+#include "snapml/model.h"
+
+namespace snapml {
+namespace {
+
+struct SolverName {
+  const char* name;
+  LossKind loss;
+};
+
+// LIBLINEAR's solver_type names and the loss each implies here. The L1-regularised
+// and primal solvers predict the same way, so their models load as the loss's model.
+const SolverName kSolvers[] = {
+    {"L2R_LR_DUAL", LossKind::Logistic},           {"L2R_LR", LossKind::Logistic},
+    {"L1R_LR", LossKind::Logistic},                {"L2R_L1LOSS_SVC_DUAL", LossKind::Hinge},
+    {"MCSVM_CS", LossKind::Hinge},                 {"L2R_L2LOSS_SVC_DUAL", LossKind::SquaredHinge},
+    {"L2R_L2LOSS_SVC", LossKind::SquaredHinge},    {"L1R_L2LOSS_SVC", LossKind::SquaredHinge},
+    {"L2R_L2LOSS_SVR_DUAL", LossKind::Squared},    {"L2R_L2LOSS_SVR", LossKind::Squared},
+    {"L2R_L1LOSS_SVR_DUAL", LossKind::Squared},
+};
+
+// The dual solver of each loss: what a model trained here is called.
+const char* solver_name(LossKind loss) {
+  switch (loss) {
+    case LossKind::Logistic: return "L2R_LR_DUAL";
+    case LossKind::Hinge: return "L2R_L1LOSS_SVC_DUAL";
+    case LossKind::SquaredHinge: return "L2R_L2LOSS_SVC_DUAL";
+    case LossKind::Squared: return "L2R_L2LOSS_SVR_DUAL";
+  }
+  return "L2R_LR_DUAL";
+}
+
+}  // namespace
+
+void Model::save_liblinear(const std::string& path) const {
+  check();
+  for (double label : classes)
+    require(std::floor(label) == label && std::fabs(label) <= INT_MAX,
+            "LIBLINEAR's model format stores integer labels; class " + std::to_string(label) +
+                " is not one: save in snapml's format instead");
+  const bool has_bias = intercept_scaling > 0.0;
+  const int outputs = n_outputs();
+  std::string text = std::string("solver_type ") + solver_name(loss) + '\n';
+  text += "nr_class " + std::to_string(is_classifier() ? classes.size() : 2) + '\n';
+  if (is_classifier()) {
+    text += "label";
+    // Two classes: LIBLINEAR's single column scores label[0], our classes[1].
+    if (outputs == 1) text += ' ' + std::to_string(static_cast<long long>(classes[1])) + ' ' +
+                              std::to_string(static_cast<long long>(classes[0]));
+    else for (double label : classes) text += ' ' + std::to_string(static_cast<long long>(label));
+    text += '\n';
+  }
+  text += "nr_feature " + std::to_string(n_features) + '\n';
+  text += "bias ";
+  if (has_bias) detail::append_number(text, intercept_scaling);
+  else text += "-1";
+  text += "\nw\n";
+  AtomicFile file(path);
+  file.write(text);
+  std::string line;
+  for (std::int32_t j = 0; j <= n_features; ++j) {
+    if (j == n_features && !has_bias) break;
+    line.clear();
+    for (int o = 0; o < outputs; ++o) {
+      const double value = j < n_features ? coef_row(o)[j] : intercept[static_cast<std::size_t>(o)] / intercept_scaling;
+      detail::append_number(line, value);
+      line += ' ';
+    }
+    line += '\n';
+    file.write(line);
+  }
+  file.commit();
+}
+
+Model Model::load_liblinear(const std::string& path) {
+  detail::ModelText in(path);
+  Model model;
+  std::string solver;
+  std::int64_t n_classes = -1;
+  std::int64_t features = -1;
+  double bias = -1.0;
+  std::vector<double> labels;
+  for (;;) {
+    in.require_line("the 'w' line");
+    const std::string key(in.token());
+    if (key == "w") break;
+    if (key == "solver_type") {
+      solver = std::string(in.token());
+      const auto found = std::find_if(std::begin(kSolvers), std::end(kSolvers),
+                                      [&](const SolverName& s) { return solver == s.name; });
+      if (found == std::end(kSolvers)) in.fail("unsupported LIBLINEAR solver_type '" + solver + "'");
+      model.loss = found->loss;
+    } else if (key == "nr_class") {
+      n_classes = in.integer("nr_class");
+      if (n_classes < 2) in.fail("nr_class must be at least 2");
+    } else if (key == "label") {
+      if (n_classes < 2) in.fail("'label' must follow nr_class");
+      for (std::int64_t k = 0; k < n_classes; ++k) labels.push_back(static_cast<double>(in.integer("a label")));
+    } else if (key == "nr_feature") {
+      features = in.integer("nr_feature");
+      if (features < 0 || features > INT32_MAX) in.fail("nr_feature is out of range");
+    } else if (key == "bias") {
+      bias = in.number("bias");
+    } else {
+      in.fail("unknown LIBLINEAR model keyword '" + key + "'");
+    }
+    in.expect_line_end();
+  }
+  if (solver.empty()) in.fail("the header has no solver_type");
+  if (n_classes < 0) in.fail("the header has no nr_class");
+  if (features < 0) in.fail("the header has no nr_feature");
+  const bool classifier = is_classification(model.loss);
+  if (classifier && labels.empty()) in.fail("a classifier's header needs a 'label' line");
+  const bool crammer_singer = solver == "MCSVM_CS";
+  const std::int64_t columns = (n_classes == 2 && !crammer_singer) || !classifier ? 1 : n_classes;
+  const std::int64_t rows = features + (bias >= 0.0 ? 1 : 0);
+
+  std::vector<double> w(static_cast<std::size_t>(rows * columns));  // feature-major, as in the file
+  for (std::int64_t i = 0; i < rows; ++i) {
+    in.require_line("a weight line");
+    for (std::int64_t c = 0; c < columns; ++c) w[static_cast<std::size_t>(i * columns + c)] = in.number("a weight");
+    in.expect_line_end();
+  }
+  if (in.next_line()) in.fail("unexpected text after the last weight line");
+
+  model.n_features = static_cast<std::int32_t>(features);
+  model.intercept_scaling = bias > 0.0 ? bias : 0.0;
+  // source[o]: LIBLINEAR's column for our output o; sign: +1, or -1 to flip a binary score.
+  std::vector<std::int64_t> source;
+  double sign = 1.0;
+  std::int64_t subtract = -1;  // MCSVM_CS with two classes: score = column(pos) - column(neg)
+  if (classifier) {
+    model.classes = labels;
+    std::sort(model.classes.begin(), model.classes.end());
+    if (std::adjacent_find(model.classes.begin(), model.classes.end()) != model.classes.end())
+      in.fail("the label line repeats a label");
+    if (n_classes == 2) {
+      const std::int64_t positive = labels[0] == model.classes[1] ? 0 : 1;
+      if (crammer_singer) {
+        source = {positive};
+        subtract = 1 - positive;
+      } else {
+        source = {0};
+        sign = positive == 0 ? 1.0 : -1.0;
+      }
+    } else {
+      for (double label : model.classes)
+        source.push_back(std::find(labels.begin(), labels.end(), label) - labels.begin());
+    }
+  } else {
+    source = {0};
+  }
+  const int outputs = model.n_outputs();
+  model.coef.assign(static_cast<std::size_t>(outputs) * static_cast<std::size_t>(features), 0.0);
+  model.intercept.assign(static_cast<std::size_t>(outputs), 0.0);
+  for (int o = 0; o < outputs; ++o) {
+    auto weight = [&](std::int64_t i) {
+      double value = sign * w[static_cast<std::size_t>(i * columns + source[static_cast<std::size_t>(o)])];
+      if (subtract >= 0) value -= w[static_cast<std::size_t>(i * columns + subtract)];
+      return value;
+    };
+    for (std::int64_t j = 0; j < features; ++j)
+      model.coef[static_cast<std::size_t>(o) * static_cast<std::size_t>(features) + static_cast<std::size_t>(j)] = weight(j);
+    if (bias > 0.0) model.intercept[static_cast<std::size_t>(o)] = weight(features) * bias;
+  }
+  model.check();
+  return model;
+}
+
+}  // namespace snapml

@@ -1,0 +1,47 @@
+// Internal: the line-and-token reader and number formatting shared by the two
+// model file formats (model.cpp, model_liblinear.cpp). Every parse error is an
+// InputError naming the file, line and column.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace snapml::detail {
+
+// Appends the shortest decimal text that reads back to exactly `value`.
+void append_number(std::string& out, double value);
+
+class ModelText {
+ public:
+  // Reads the whole file; throws IoError when it cannot.
+  explicit ModelText(const std::string& path);
+
+  // Moves to the next non-empty line; false at the end of the file.
+  bool next_line();
+  // The next whitespace-separated token of the current line; "" at its end.
+  std::string_view token();
+  // The next token as a number or integer, or an InputError saying what was expected.
+  double number(const char* what);
+  std::int64_t integer(const char* what);
+  // The next line, which must exist, for `what`.
+  void require_line(const char* what);
+  // Fails unless the current line has no more tokens.
+  void expect_line_end();
+  [[noreturn]] void fail(const std::string& problem) const;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  std::string text_;
+  std::size_t next_line_start_ = 0;
+  std::int64_t line_number_ = 0;
+  std::string_view line_;
+  std::size_t line_start_ = 0;  // offset of line_ in text_
+  std::size_t column_ = 0;      // offset in line_ of the next token
+  std::size_t token_column_ = 0;  // offset of the last token, for messages
+};
+
+}  // namespace snapml::detail

@@ -1,0 +1,347 @@
+// Stochastic dual coordinate ascent on CPU threads, one CoCoA+ worker per rank.
+//
+// Invariant: w = sum_i alpha_i * coefficient(y_i) * x_i over all ranks' rows
+// (the intercept is the constant feature `intercept_scaling` at index
+// n_features, regularised with the rest, as LIBLINEAR's -B). The duality gap
+// P(w) - D(alpha) is therefore a certificate of sub-optimality, and stopping on
+// gap <= tol * P(w) guarantees P(w) - P(w*) <= tol * P(w).
+//
+// An epoch visits the chunks in the source's order (a streamed source can only go
+// forward) and the rows of each chunk in a fresh random permutation. Each row gets
+// the exact coordinate step of its loss (snapml/losses/). With T > 1 threads every
+// thread takes a contiguous slice of the permutation and all of them read and
+// update the shared vector with atomic adds: PASSCoDe-Atomic (Hsieh, Yu & Dhillon,
+// ICML 2015), which keeps the invariant exactly while reads may be stale. One
+// thread uses plain loads and stores and, with a fixed seed, is bit-for-bit
+// reproducible.
+//
+// CoCoA+ (Ma, Smith, Jaggi et al., ICML 2015): with K ranks each works on its own
+// rows with a local vector v = w + sigma' * dw_k, sigma' = K, for H local epochs;
+// the coordinate step sees margin v.x_i and curvature sigma' * ||x_i||^2, the
+// safe local scaling for adding the K changes (gamma = 1). A round ends with
+// w += allreduce_sum(dw_k), then the global gap from reduced partial sums. With
+// K = 1 v is w itself and a round is one plain SDCA epoch.
+//
+// Precision: w, alpha and ||x_i||^2 are doubles (8 bytes a row each for alpha and
+// the cached norm); data values stay float32. Doubles keep the invariant and the
+// gap accurate enough for tolerances near 1e-10.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <string>
+#include <type_traits>
+
+#include "omp_threads.h"
+#include "snapml/error.h"
+#include "snapml/objectives.h"
+#include "snapml/solver.h"
+
+namespace snapml {
+namespace {
+
+// splitmix64 (Steele, Lea & Flood 2014): a small, seedable, portable generator,
+// so a permutation is the same on every platform and compiler.
+class SplitMix64 {
+ public:
+  explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  }
+  // Uniform in [0, bound) by Lemire's multiply-shift (bias below 2^-32 for the
+  // bounds used here, which is immaterial to a shuffle's quality).
+  std::uint64_t below(std::uint64_t bound) {
+    __extension__ typedef unsigned __int128 Wide;  // GCC and Clang; keeps -Wpedantic quiet
+    return static_cast<std::uint64_t>((static_cast<Wide>(next()) * bound) >> 64);
+  }
+
+ private:
+  std::uint64_t state_;
+};
+
+// Fisher-Yates over 0..n-1.
+void random_permutation(std::vector<std::int64_t>& order, std::int64_t n, SplitMix64& random) {
+  order.resize(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) order[static_cast<std::size_t>(i)] = i;
+  for (std::int64_t i = n - 1; i > 0; --i)
+    std::swap(order[static_cast<std::size_t>(i)],
+              order[static_cast<std::size_t>(random.below(static_cast<std::uint64_t>(i) + 1))]);
+}
+
+template <bool kAtomic>
+inline double load(const double& value) {
+  if constexpr (kAtomic) {
+    double result;
+#if defined(_OPENMP)
+#pragma omp atomic read
+#endif
+    result = value;
+    return result;
+  } else {
+    return value;
+  }
+}
+
+template <bool kAtomic>
+inline void add(double& target, double increment) {
+  if constexpr (kAtomic) {
+#if defined(_OPENMP)
+#pragma omp atomic update
+#endif
+    target += increment;
+  } else {
+    target += increment;
+  }
+}
+
+// What every coordinate step of one chunk needs besides the row.
+struct StepContext {
+  RowTargets targets;
+  double* local_weights;    // v: w itself with one rank, w + sigma' * dw_k with several
+  std::int32_t bias_index;  // n_features: the intercept's weight
+  double bias_value;        // intercept_scaling, 0 without intercept
+  double sigma;             // CoCoA+'s sigma'
+};
+
+// The inner loop: the rows order[begin, end) of chunk x, one exact step each.
+template <typename Loss, bool kAtomic>
+void update_rows(const Loss& loss, const CsrView& x, const std::int64_t* order, std::int64_t begin,
+                 std::int64_t end, double* alpha, const double* squared_norms,
+                 const StepContext& context) {
+  double* v = context.local_weights;
+  const std::int64_t* offsets = x.row_offsets;
+  const std::int32_t* columns = x.col_indices;
+  const float* values = x.values;
+  for (std::int64_t position = begin; position < end; ++position) {
+    const std::int64_t row = order[position];
+    const double y = context.targets.target(x.labels[row]);
+    const double cost = context.targets.cost(y, x.weight(row));
+    if (!(cost > 0.0)) continue;
+    double margin = context.bias_value * load<kAtomic>(v[context.bias_index]);
+    for (std::int64_t k = offsets[row]; k < offsets[row + 1]; ++k)
+      margin += static_cast<double>(values[k]) * load<kAtomic>(v[columns[k]]);
+    const double old_alpha = alpha[row];
+    const double new_alpha = loss.step(y, old_alpha, margin, squared_norms[row], cost, context.sigma);
+    if (new_alpha == old_alpha) continue;
+    alpha[row] = new_alpha;
+    const double scale = context.sigma * (new_alpha - old_alpha) * Loss::coefficient(y);
+    for (std::int64_t k = offsets[row]; k < offsets[row + 1]; ++k)
+      add<kAtomic>(v[columns[k]], scale * static_cast<double>(values[k]));
+    add<kAtomic>(v[context.bias_index], scale * context.bias_value);
+  }
+}
+
+class SdcaCpuSolver final : public Solver {
+ public:
+  explicit SdcaCpuSolver(const SolverParameters& parameters) : parameters_(parameters) {
+    validate(parameters_);
+  }
+  FitResult fit(ChunkSource& source, Communicator& communicator, SolverState& state) override;
+
+ private:
+  template <typename Loss>
+  void epoch(const Loss& loss, ChunkSource& source, double* local_weights, double sigma);
+  void prepare(ChunkSource& source, Communicator& communicator);
+  void initialise(ChunkSource& source, Communicator& communicator, SolverState& state);
+
+  SolverParameters parameters_;
+  RowTargets targets_;
+  int threads_ = 1;
+  std::int32_t n_features_ = 0;  // global: the largest over ranks
+  std::int64_t n_rows_ = 0;      // this rank's
+  std::vector<double> squared_norms_;  // ||x_i||^2 + intercept_scaling^2, visiting order
+  std::vector<double> alpha_;
+  std::vector<double> weights_;  // n_features_ + 1
+  std::vector<std::int64_t> order_;
+  SplitMix64 random_{0};
+};
+
+void SdcaCpuSolver::prepare(ChunkSource& source, Communicator& communicator) {
+  threads_ = detail::resolve_threads(parameters_.threads);
+  targets_ = RowTargets::from(parameters_);
+  std::int64_t features = source.n_features();
+  communicator.allreduce_max(&features, 1);
+  n_features_ = static_cast<std::int32_t>(features);
+  // Each rank draws its own permutations; seed and rank fix them.
+  random_ = SplitMix64(parameters_.seed ^ (0xD1B54A32D192ED03ULL * static_cast<std::uint64_t>(communicator.rank() + 1)));
+
+  // One pass: row count and the cached squared norms (the step's curvature).
+  const double bias_square = parameters_.intercept_scaling * parameters_.intercept_scaling;
+  squared_norms_.clear();
+  squared_norms_.reserve(static_cast<std::size_t>(source.n_rows()));
+  CsrView x;
+  source.reset();
+  while (source.next(x)) {
+    const std::size_t base = squared_norms_.size();
+    squared_norms_.resize(base + static_cast<std::size_t>(x.n_rows));
+    double* norms = squared_norms_.data() + base;
+SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
+    for (std::int64_t row = 0; row < x.n_rows; ++row) norms[row] = row_squared_norm(x, row) + bias_square;
+  }
+  n_rows_ = static_cast<std::int64_t>(squared_norms_.size());
+}
+
+void SdcaCpuSolver::initialise(ChunkSource& source, Communicator& communicator, SolverState& state) {
+  const bool from_alpha = !state.alpha.empty();
+  const bool from_weights = !from_alpha && !state.weights.empty();
+  if (from_alpha)
+    require(static_cast<std::int64_t>(state.alpha.size()) == n_rows_,
+            "warm start: alpha has " + std::to_string(state.alpha.size()) + " entries for " +
+                std::to_string(n_rows_) + " rows; pass one per row of this rank's data");
+  if (from_weights) {
+    const std::size_t size = state.weights.size();
+    require(size == static_cast<std::size_t>(n_features_) || size == static_cast<std::size_t>(n_features_) + 1,
+            "warm start: weights have " + std::to_string(size) + " entries; pass n_features (" +
+                std::to_string(n_features_) + ") or n_features + 1 (with the intercept's weight)");
+    state.weights.resize(static_cast<std::size_t>(n_features_) + 1, 0.0);
+  }
+  alpha_.assign(static_cast<std::size_t>(n_rows_), 0.0);
+  weights_.assign(static_cast<std::size_t>(n_features_) + 1, 0.0);
+  const double bias_value = parameters_.intercept_scaling;
+  const double* start_weights = from_weights ? state.weights.data() : nullptr;
+
+  with_loss(parameters_.loss, parameters_.epsilon, 0.0, [&](const auto& loss) {
+    using Loss = std::decay_t<decltype(loss)>;
+    std::int64_t offset = 0;
+    CsrView x;
+    source.reset();
+    while (source.next(x)) {
+      require(offset + x.n_rows <= n_rows_, "the chunk source returned more rows than in its first pass");
+      for (std::int64_t row = 0; row < x.n_rows; ++row) {
+        const double y = targets_.target(x.labels[row]);
+        const double cost = targets_.cost(y, x.weight(row));
+        double& alpha = alpha_[static_cast<std::size_t>(offset + row)];
+        if (!(cost > 0.0)) continue;  // stays 0: the row is absent
+        if (from_alpha) {
+          const losses::DualInterval interval = loss.interval(cost);
+          alpha = losses::clamp_to(state.alpha[static_cast<std::size_t>(offset + row)], interval.lower,
+                                   interval.upper);
+        } else if (from_weights) {
+          const double margin = row_dot(x, row, start_weights) + bias_value * start_weights[n_features_];
+          alpha = loss.alpha_from_margin(y, margin, cost);
+        } else {
+          alpha = loss.initial_alpha(cost);
+        }
+        // w(alpha), accumulated in row order: deterministic for any thread count.
+        const double scale = alpha * Loss::coefficient(y);
+        if (scale == 0.0) continue;
+        for (std::int64_t k = x.row_begin(row); k < x.row_end(row); ++k)
+          weights_[static_cast<std::size_t>(x.col_indices[k])] += scale * static_cast<double>(x.values[k]);
+        weights_[static_cast<std::size_t>(n_features_)] += scale * bias_value;
+      }
+      offset += x.n_rows;
+    }
+    require(offset == n_rows_, "the chunk source returned fewer rows than in its first pass");
+  });
+  communicator.allreduce_sum(weights_.data(), weights_.size());
+}
+
+template <typename Loss>
+void SdcaCpuSolver::epoch(const Loss& loss, ChunkSource& source, double* local_weights, double sigma) {
+  const StepContext context{targets_, local_weights, n_features_, parameters_.intercept_scaling, sigma};
+  std::int64_t offset = 0;
+  CsrView x;
+  source.reset();
+  while (source.next(x)) {
+    random_permutation(order_, x.n_rows, random_);
+    double* alpha = alpha_.data() + offset;
+    const double* norms = squared_norms_.data() + offset;
+    const int team = static_cast<int>(std::min<std::int64_t>(threads_, std::max<std::int64_t>(x.n_rows, 1)));
+    if (team <= 1) {
+      update_rows<Loss, false>(loss, x, order_.data(), 0, x.n_rows, alpha, norms, context);
+    } else {
+SNAPML_OMP(parallel num_threads(team))
+      {
+        const std::int64_t thread = detail::thread_index();
+        const std::int64_t begin = x.n_rows * thread / team;
+        const std::int64_t end = x.n_rows * (thread + 1) / team;
+        update_rows<Loss, true>(loss, x, order_.data(), begin, end, alpha, norms, context);
+      }
+    }
+    offset += x.n_rows;
+  }
+}
+
+FitResult SdcaCpuSolver::fit(ChunkSource& source, Communicator& communicator, SolverState& state) {
+  const auto started = std::chrono::steady_clock::now();
+  prepare(source, communicator);
+  initialise(source, communicator, state);
+
+  const int workers = communicator.size();
+  const double sigma = static_cast<double>(workers);  // sigma' = gamma * K with gamma = 1
+  const int local_epochs = workers > 1 ? parameters_.local_epochs : 1;
+  std::vector<double> local;  // v, only with several ranks
+  FitResult result;
+
+  while (result.epochs < parameters_.max_epochs) {
+    double* v = weights_.data();
+    if (workers > 1) {
+      local = weights_;
+      v = local.data();
+    }
+    for (int h = 0; h < local_epochs && result.epochs < parameters_.max_epochs; ++h) {
+      // LIBLINEAR's schedule for the logistic inner Newton tolerance: loose early
+      // epochs are cheap and still ascend; the certificate decides when to stop.
+      const double newton_tolerance = std::max(1e-11, 1e-2 * std::pow(0.1, result.epochs));
+      with_loss(parameters_.loss, parameters_.epsilon, newton_tolerance,
+                [&](const auto& loss) { epoch(loss, source, v, sigma); });
+      ++result.epochs;
+    }
+    if (workers > 1) {
+      // dw_k = (v - w) / sigma'; every rank adds the same sum, so w stays identical.
+      for (std::size_t j = 0; j < local.size(); ++j) local[j] = (local[j] - weights_[j]) / sigma;
+      communicator.allreduce_sum(local.data(), local.size());
+      for (std::size_t j = 0; j < local.size(); ++j) weights_[j] += local[j];
+    }
+
+    ObjectiveSums sums = objective_sums(source, parameters_, weights_.data(), n_features_,
+                                        alpha_.data(), threads_);
+    double partial[2] = {sums.loss, sums.dual};
+    communicator.allreduce_sum(partial, 2);
+    sums.loss = partial[0];
+    sums.dual = partial[1];
+    const Objectives objectives =
+        combine(sums, weights_.data(), static_cast<std::int64_t>(weights_.size()));
+    EpochRecord record;
+    record.epoch = result.epochs;
+    record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    record.primal = objectives.primal;
+    record.dual = objectives.dual;
+    record.gap = objectives.gap;
+    result.history.push_back(record);
+    if (parameters_.on_epoch) parameters_.on_epoch(record);
+    if (objectives.gap <= parameters_.tol * objectives.primal) {
+      result.converged = true;
+      break;
+    }
+  }
+  state.weights = weights_;
+  state.alpha = alpha_;
+  return result;
+}
+
+}  // namespace
+
+void validate(const SolverParameters& p) {
+  require(std::isfinite(p.C) && p.C > 0.0, "C must be a positive number, got " + std::to_string(p.C));
+  require(std::isfinite(p.class_weight_positive) && p.class_weight_positive >= 0.0 &&
+              std::isfinite(p.class_weight_negative) && p.class_weight_negative >= 0.0,
+          "class weights must be finite and non-negative");
+  require(std::isfinite(p.epsilon) && p.epsilon >= 0.0,
+          "epsilon must be non-negative, got " + std::to_string(p.epsilon));
+  require(std::isfinite(p.intercept_scaling) && p.intercept_scaling >= 0.0,
+          "intercept_scaling must be non-negative (0: no intercept), got " +
+              std::to_string(p.intercept_scaling));
+  require(std::isfinite(p.tol) && p.tol > 0.0, "tol must be positive, got " + std::to_string(p.tol));
+  require(p.max_epochs > 0, "max_iter must be at least 1, got " + std::to_string(p.max_epochs));
+  require(p.local_epochs > 0, "local_epochs must be at least 1, got " + std::to_string(p.local_epochs));
+  require(p.threads >= 0, "threads must be >= 0 (0: all), got " + std::to_string(p.threads));
+}
+
+std::unique_ptr<Solver> make_sdca_cpu_solver(const SolverParameters& parameters) {
+  return std::make_unique<SdcaCpuSolver>(parameters);
+}
+
+}  // namespace snapml

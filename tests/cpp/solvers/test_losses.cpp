@@ -1,0 +1,203 @@
+// Each loss's maths against first principles: the coordinate step against a
+// brute-force maximisation of the same 1-D dual sub-problem (with CoCoA+'s
+// sigma' >= 1), Fenchel-Young for the primal/dual pair, and dual ascent step by step.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "snapml/losses/hinge.h"
+#include "snapml/losses/logistic.h"
+#include "snapml/losses/squared.h"
+#include "snapml/losses/squared_hinge.h"
+
+namespace {
+
+using namespace snapml::losses;
+
+// f(a) = dual_value(a) - (a - alpha) coefficient(y) margin - 0.5 sigma q (a - alpha)^2,
+// the part of D that depends on a (docs/algorithms.md).
+template <typename Loss>
+double sub_problem(const Loss& loss, double y, double alpha, double margin, double sq_norm,
+                   double C, double sigma, double a) {
+  const double d = a - alpha;
+  return loss.dual_value(y, a, C) - d * Loss::coefficient(y) * margin - 0.5 * sigma * sq_norm * d * d;
+}
+
+// Ternary search of the concave sub-problem over its interval (cut to a bracket
+// wide enough to hold the maximiser when the interval is unbounded).
+template <typename Loss>
+double brute_force_argmax(const Loss& loss, double y, double alpha, double margin, double sq_norm,
+                          double C, double sigma) {
+  const DualInterval interval = loss.interval(C);
+  const double reach = 1e3 * (1.0 + std::fabs(alpha) + C + std::fabs(margin));
+  double lo = std::max(interval.lower, alpha - reach);
+  double hi = std::min(interval.upper, alpha + reach);
+  for (int i = 0; i < 400; ++i) {
+    const double m1 = lo + (hi - lo) / 3.0, m2 = hi - (hi - lo) / 3.0;
+    if (sub_problem(loss, y, alpha, margin, sq_norm, C, sigma, m1) <
+        sub_problem(loss, y, alpha, margin, sq_norm, C, sigma, m2))
+      lo = m1;
+    else
+      hi = m2;
+  }
+  return 0.5 * (lo + hi);
+}
+
+struct Draw {
+  double y, alpha, margin, sq_norm, C, sigma;
+};
+
+template <typename Loss>
+std::vector<Draw> draws(const Loss& loss, std::uint64_t seed, int count) {
+  std::mt19937_64 random(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  const double sigmas[] = {1.0, 2.0, 3.0, 7.5};
+  std::vector<Draw> out;
+  for (int i = 0; i < count; ++i) {
+    Draw d;
+    d.y = Loss::is_classification ? (uniform(random) < 0.5 ? -1.0 : 1.0) : 2.0 * normal(random);
+    d.margin = 2.0 * normal(random);
+    d.sq_norm = 0.01 + 5.0 * uniform(random);
+    d.C = std::pow(10.0, -2.0 + 4.0 * uniform(random));
+    d.sigma = sigmas[i % 4];
+    const DualInterval interval = loss.interval(d.C);
+    if (std::isfinite(interval.upper) && std::isfinite(interval.lower))
+      d.alpha = interval.lower + (interval.upper - interval.lower) * uniform(random);
+    else if (std::isfinite(interval.lower))
+      d.alpha = interval.lower + d.C * std::fabs(normal(random));
+    else
+      d.alpha = d.C * normal(random);
+    out.push_back(d);
+  }
+  return out;
+}
+
+template <typename Loss>
+void expect_exact_steps(const Loss& loss, std::uint64_t seed) {
+  for (const Draw& d : draws(loss, seed, 400)) {
+    const double step = loss.step(d.y, d.alpha, d.margin, d.sq_norm, d.C, d.sigma);
+    const double best = brute_force_argmax(loss, d.y, d.alpha, d.margin, d.sq_norm, d.C, d.sigma);
+    const DualInterval interval = loss.interval(d.C);
+    ASSERT_GE(step, interval.lower);
+    ASSERT_LE(step, interval.upper);
+    const double f_step = sub_problem(loss, d.y, d.alpha, d.margin, d.sq_norm, d.C, d.sigma, step);
+    const double f_best = sub_problem(loss, d.y, d.alpha, d.margin, d.sq_norm, d.C, d.sigma, best);
+    EXPECT_GE(f_step, f_best - 1e-10 * (1.0 + std::fabs(f_best)))
+        << "y=" << d.y << " alpha=" << d.alpha << " margin=" << d.margin << " q=" << d.sq_norm
+        << " C=" << d.C << " sigma=" << d.sigma;
+    EXPECT_NEAR(step, best, 1e-5 * (1.0 + std::fabs(best)))
+        << "y=" << d.y << " alpha=" << d.alpha << " margin=" << d.margin << " q=" << d.sq_norm
+        << " C=" << d.C << " sigma=" << d.sigma;
+  }
+}
+
+TEST(LossStep, HingeIsTheExactCoordinateMaximiser) { expect_exact_steps(HingeLoss{}, 1); }
+TEST(LossStep, SquaredHingeIsTheExactCoordinateMaximiser) { expect_exact_steps(SquaredHingeLoss{}, 2); }
+TEST(LossStep, LogisticIsTheExactCoordinateMaximiser) { expect_exact_steps(LogisticLoss{}, 3); }
+TEST(LossStep, RidgeIsTheExactCoordinateMaximiser) { expect_exact_steps(SquaredLoss{0.0}, 4); }
+TEST(LossStep, InsensitiveSquaredLossIsTheExactCoordinateMaximiser) {
+  expect_exact_steps(SquaredLoss{0.1}, 5);
+  expect_exact_steps(SquaredLoss{0.7}, 6);
+}
+
+TEST(LossStep, LogisticRecoversFromAlphaOnItsBounds) {
+  const LogisticLoss loss;
+  for (double alpha : {0.0, 1.0}) {
+    for (double margin : {-3.0, 0.0, 3.0}) {
+      const double step = loss.step(1.0, alpha, margin, 1.0, 1.0, 1.0);
+      const double best = brute_force_argmax(loss, 1.0, alpha, margin, 1.0, 1.0, 1.0);
+      EXPECT_GT(step, 0.0);
+      EXPECT_LT(step, 1.0);
+      EXPECT_NEAR(step, best, 1e-6);
+    }
+  }
+}
+
+// Per row, C loss(m) - dual_value(a) + a coefficient(y) m >= 0 (Fenchel-Young), with
+// equality at the alpha the optimality conditions pair with m. Summed over rows
+// this is exactly the duality gap, so it ties loss, dual_value and
+// alpha_from_margin together.
+template <typename Loss>
+void expect_fenchel_young(const Loss& loss, std::uint64_t seed) {
+  for (const Draw& d : draws(loss, seed, 400)) {
+    auto term = [&](double a) {
+      return d.C * loss.loss(d.y, d.margin) - loss.dual_value(d.y, a, d.C) +
+             a * Loss::coefficient(d.y) * d.margin;
+    };
+    const double scale = 1e-9 * (1.0 + d.C * (1.0 + std::fabs(d.margin) + std::fabs(d.y)));
+    EXPECT_GE(term(d.alpha), -scale);
+    EXPECT_NEAR(term(loss.alpha_from_margin(d.y, d.margin, d.C)), 0.0, 1e-6 * scale / 1e-9);
+  }
+}
+
+TEST(LossDuality, FenchelYoungHoldsAndIsTightAtTheOptimalPairing) {
+  expect_fenchel_young(HingeLoss{}, 11);
+  expect_fenchel_young(SquaredHingeLoss{}, 12);
+  expect_fenchel_young(LogisticLoss{}, 13);
+  expect_fenchel_young(SquaredLoss{0.0}, 14);
+  expect_fenchel_young(SquaredLoss{0.3}, 15);
+}
+
+TEST(LossValues, PrimalLossesMatchTheirDefinitions) {
+  EXPECT_DOUBLE_EQ(HingeLoss{}.loss(1.0, 0.25), 0.75);
+  EXPECT_DOUBLE_EQ(HingeLoss{}.loss(-1.0, -2.0), 0.0);
+  EXPECT_DOUBLE_EQ(SquaredHingeLoss{}.loss(1.0, 0.25), 0.5625);
+  EXPECT_NEAR(LogisticLoss{}.loss(1.0, 0.0), std::log(2.0), 1e-15);
+  EXPECT_NEAR(LogisticLoss{}.loss(-1.0, 800.0), 800.0, 1e-12);  // no overflow
+  EXPECT_NEAR(LogisticLoss{}.loss(1.0, 800.0), 0.0, 1e-300);
+  EXPECT_DOUBLE_EQ((SquaredLoss{0.0}.loss(2.0, 0.5)), 2.25);
+  EXPECT_DOUBLE_EQ((SquaredLoss{0.5}.loss(2.0, 0.5)), 1.0);
+  EXPECT_DOUBLE_EQ((SquaredLoss{0.5}.loss(2.0, 1.75)), 0.0);
+}
+
+// Cyclic exact steps on a small dense problem: after every single step the dual
+// objective D(alpha) = sum dual_value - 0.5 ||w||^2 must not decrease.
+template <typename Loss>
+void expect_monotone_dual(const Loss& loss, std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  const int n = 30, d = 5;
+  std::vector<double> x(n * d), y(n), alpha(n), cost(n);
+  std::vector<double> w(d, 0.0);
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < d; ++j) x[i * d + j] = normal(random);
+    y[i] = Loss::is_classification ? (normal(random) > 0 ? 1.0 : -1.0) : normal(random);
+    cost[i] = 0.5 + std::fabs(normal(random));
+    alpha[i] = loss.initial_alpha(cost[i]);
+    for (int j = 0; j < d; ++j) w[j] += alpha[i] * Loss::coefficient(y[i]) * x[i * d + j];
+  }
+  auto dual = [&] {
+    double sum = 0.0, norm = 0.0;
+    for (int i = 0; i < n; ++i) sum += loss.dual_value(y[i], alpha[i], cost[i]);
+    for (double v : w) norm += v * v;
+    return sum - 0.5 * norm;
+  };
+  double previous = dual();
+  for (int epoch = 0; epoch < 4; ++epoch) {
+    for (int i = 0; i < n; ++i) {
+      double margin = 0.0, sq = 0.0;
+      for (int j = 0; j < d; ++j) {
+        margin += w[j] * x[i * d + j];
+        sq += x[i * d + j] * x[i * d + j];
+      }
+      const double next = loss.step(y[i], alpha[i], margin, sq, cost[i], 1.0);
+      for (int j = 0; j < d; ++j) w[j] += (next - alpha[i]) * Loss::coefficient(y[i]) * x[i * d + j];
+      alpha[i] = next;
+      const double current = dual();
+      ASSERT_GE(current, previous - 1e-12 * (1.0 + std::fabs(previous))) << "epoch " << epoch << " row " << i;
+      previous = current;
+    }
+  }
+}
+
+TEST(LossStep, DualNeverDecreasesStepByStep) {
+  expect_monotone_dual(HingeLoss{}, 21);
+  expect_monotone_dual(SquaredHingeLoss{}, 22);
+  expect_monotone_dual(LogisticLoss{}, 23);
+  expect_monotone_dual(SquaredLoss{0.2}, 24);
+}
+
+}  // namespace

@@ -1,0 +1,318 @@
+// The CPU SDCA solver: optimum against independent references, the duality-gap
+// certificate, reproducibility, threads, CoCoA+ over thread "ranks", weights and
+// warm starts.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <functional>
+
+#include "random_problem.h"
+#include "references.h"
+#include "snapml/chunk_source.h"
+#include "snapml/communicator.h"
+#include "snapml/objectives.h"
+#include "snapml/solver.h"
+#include "thread_communicator.h"
+
+namespace {
+
+using namespace snapml;
+using namespace snapml::testing;
+
+struct Fit {
+  FitResult result;
+  SolverState state;
+};
+
+Fit fit(const Dataset& data, const SolverParameters& parameters, SolverState start = {}) {
+  InMemorySource source(data);
+  LocalCommunicator local;
+  Fit out;
+  out.state = std::move(start);
+  out.result = make_sdca_cpu_solver(parameters)->fit(source, local, out.state);
+  return out;
+}
+
+SolverParameters tight(LossKind loss) {
+  SolverParameters p;
+  p.loss = loss;
+  p.C = 1.5;
+  p.intercept_scaling = 1.0;
+  p.tol = 1e-10;
+  p.max_epochs = 100000;
+  p.threads = 1;
+  p.seed = 42;
+  return p;
+}
+
+DenseProblem dense(const Dataset& data, const SolverParameters& p) {
+  const bool regression = !is_classification(p.loss);
+  return {dense_rows(data, p.intercept_scaling), targets(data, p.positive_label, regression),
+          row_costs(data, p.C, p.positive_label, p.class_weight_positive, p.class_weight_negative, regression)};
+}
+
+Eigen::VectorXd as_vector(const std::vector<double>& w) {
+  return Eigen::Map<const Eigen::VectorXd>(w.data(), static_cast<Eigen::Index>(w.size()));
+}
+
+// Fits to tol 1e-10 and compares P(w) with the reference optimum to 1e-6, and
+// the solver's own reported primal with the reference's evaluation of it.
+void expect_reference_optimum(const Dataset& data, const SolverParameters& p,
+                              double (*primal)(const DenseProblem&, const Eigen::VectorXd&),
+                              const Eigen::VectorXd& reference) {
+  const DenseProblem problem = dense(data, p);
+  const Fit ours = fit(data, p);
+  ASSERT_TRUE(ours.result.converged);
+  const double p_ours = primal(problem, as_vector(ours.state.weights));
+  const double p_reference = primal(problem, reference);
+  EXPECT_NEAR(p_ours, p_reference, 1e-6 * p_reference);
+  EXPECT_GE(p_ours, p_reference - 1e-9 * p_reference);  // the reference is the optimum
+  EXPECT_NEAR(ours.result.history.back().primal, p_ours, 1e-11 * p_ours);
+  EXPECT_LT((as_vector(ours.state.weights) - reference).norm(), 1e-3 * (1.0 + reference.norm()));
+}
+
+TEST(SdcaCpu, LogisticMatchesNewtonReference) {
+  const Dataset data = random_problem({});
+  const SolverParameters p = tight(LossKind::Logistic);
+  expect_reference_optimum(data, p, logistic_primal, logistic_reference(dense(data, p)));
+}
+
+TEST(SdcaCpu, RidgeMatchesClosedForm) {
+  RandomProblemOptions o;
+  o.regression = true;
+  o.sample_weights = true;
+  const Dataset data = random_problem(o);
+  SolverParameters p = tight(LossKind::Squared);
+  p.C = 0.3;
+  expect_reference_optimum(data, p, ridge_primal, ridge_reference(dense(data, p)));
+}
+
+TEST(SdcaCpu, SquaredHingeMatchesNewtonReference) {
+  const Dataset data = random_problem({});
+  const SolverParameters p = tight(LossKind::SquaredHinge);
+  expect_reference_optimum(data, p, squared_hinge_primal, squared_hinge_reference(dense(data, p)));
+}
+
+TEST(SdcaCpu, HingeMatchesLongRunReference) {
+  const Dataset data = random_problem({});
+  const SolverParameters p = tight(LossKind::Hinge);
+  expect_reference_optimum(data, p, hinge_primal, hinge_reference(dense(data, p)));
+}
+
+TEST(SdcaCpu, ClassAndSampleWeightsEnterTheObjectiveAsInTheReference) {
+  RandomProblemOptions o;
+  o.sample_weights = true;
+  const Dataset data = random_problem(o);
+  SolverParameters p = tight(LossKind::Logistic);
+  p.class_weight_positive = 3.0;
+  p.class_weight_negative = 0.5;
+  const Eigen::VectorXd reference = logistic_reference(dense(data, p));
+  expect_reference_optimum(data, p, logistic_primal, reference);
+  // The weights matter: the unweighted optimum is measurably different.
+  SolverParameters unweighted = tight(LossKind::Logistic);
+  const Eigen::VectorXd plain = logistic_reference(dense(data, unweighted));
+  EXPECT_GT((plain - reference).norm(), 1e-2);
+}
+
+TEST(SdcaCpu, ZeroWeightRowsAreAbsent) {
+  RandomProblemOptions o;
+  o.sample_weights = true;
+  Dataset data = random_problem(o);
+  std::vector<CsrChunk> chunks = data.chunks();
+  std::vector<CsrChunk> kept(1);
+  for (CsrChunk& chunk : chunks) {
+    for (std::int64_t r = 0; r < chunk.n_rows(); ++r) {
+      if (r % 3 == 0) {
+        chunk.weights[static_cast<std::size_t>(r)] = 0.0f;
+        continue;
+      }
+      const auto begin = chunk.row_offsets[static_cast<std::size_t>(r)];
+      kept[0].add_row(chunk.labels[static_cast<std::size_t>(r)], chunk.col_indices.data() + begin,
+                      chunk.values.data() + begin, chunk.row_offsets[static_cast<std::size_t>(r) + 1] - begin);
+      kept[0].weights.push_back(chunk.weights[static_cast<std::size_t>(r)]);
+    }
+  }
+  const Dataset zeroed(std::move(chunks), data.n_features());
+  const Dataset removed(std::move(kept), data.n_features());
+  for (LossKind loss : {LossKind::Logistic, LossKind::SquaredHinge, LossKind::Hinge}) {
+    const SolverParameters p = tight(loss);
+    const Fit a = fit(zeroed, p), b = fit(removed, p);
+    EXPECT_NEAR(a.result.history.back().primal, b.result.history.back().primal,
+                1e-7 * b.result.history.back().primal) << loss_name(loss);
+  }
+}
+
+TEST(SdcaCpu, GapIsACertificateAndTheDualAscends) {
+  const Dataset data = random_problem({});
+  for (LossKind loss : {LossKind::Logistic, LossKind::Hinge, LossKind::SquaredHinge, LossKind::Squared}) {
+    RandomProblemOptions o;
+    o.regression = loss == LossKind::Squared;
+    const Dataset problem = random_problem(o);
+    SolverParameters p = tight(loss);
+    p.tol = 1e-6;
+    const Fit f = fit(problem, p);
+    ASSERT_TRUE(f.result.converged) << loss_name(loss);
+    ASSERT_FALSE(f.result.history.empty());
+    double previous_dual = -HUGE_VAL;
+    for (const EpochRecord& r : f.result.history) {
+      EXPECT_GE(r.gap, -1e-12 * std::fabs(r.primal)) << loss_name(loss) << " epoch " << r.epoch;
+      EXPECT_NEAR(r.gap, r.primal - r.dual, 1e-12 * std::fabs(r.primal));
+      EXPECT_GE(r.dual, previous_dual - 1e-12 * std::fabs(r.dual)) << loss_name(loss) << " epoch " << r.epoch;
+      previous_dual = r.dual;
+    }
+    EXPECT_LE(f.result.history.back().gap, p.tol * f.result.history.back().primal);
+    EXPECT_EQ(f.result.epochs, f.result.history.back().epoch);
+    // With one epoch allowed the solver stops on max_iter, unconverged.
+    p.max_epochs = 1;
+    const Fit short_run = fit(problem, p);
+    EXPECT_FALSE(short_run.result.converged);
+    EXPECT_EQ(short_run.result.epochs, 1);
+  }
+}
+
+TEST(SdcaCpu, OneThreadWithAFixedSeedIsBitForBitReproducible) {
+  const Dataset data = random_problem({});
+  SolverParameters p = tight(LossKind::Logistic);
+  p.tol = 1e-4;
+  const Fit a = fit(data, p), b = fit(data, p);
+  ASSERT_EQ(a.state.weights.size(), b.state.weights.size());
+  EXPECT_EQ(0, std::memcmp(a.state.weights.data(), b.state.weights.data(), a.state.weights.size() * sizeof(double)));
+  EXPECT_EQ(0, std::memcmp(a.state.alpha.data(), b.state.alpha.data(), a.state.alpha.size() * sizeof(double)));
+  ASSERT_EQ(a.result.history.size(), b.result.history.size());
+  for (std::size_t i = 0; i < a.result.history.size(); ++i)
+    EXPECT_EQ(a.result.history[i].primal, b.result.history[i].primal);
+  // The seed does choose the order: another seed gives other bits.
+  p.seed = 43;
+  const Fit c = fit(data, p);
+  EXPECT_NE(0, std::memcmp(a.state.weights.data(), c.state.weights.data(), a.state.weights.size() * sizeof(double)));
+}
+
+TEST(SdcaCpu, TwoThreadsConvergeToTheSameOptimum) {
+  RandomProblemOptions o;
+  o.rows = 1000;
+  o.chunk_rows = 400;
+  const Dataset data = random_problem(o);
+  for (LossKind loss : {LossKind::Logistic, LossKind::Hinge}) {
+    SolverParameters p = tight(loss);
+    p.tol = 1e-6;  // both within 1e-6 of the optimum, so within 2e-6 of each other
+    const Fit one = fit(data, p);
+    p.threads = 2;
+    const Fit two = fit(data, p);
+    ASSERT_TRUE(two.result.converged);
+    const double p1 = one.result.history.back().primal, p2 = two.result.history.back().primal;
+    EXPECT_NEAR(p1, p2, 2e-6 * p1) << loss_name(loss);
+    EXPECT_LE(two.result.history.back().gap, p.tol * p2);
+  }
+}
+
+// Rows [begin, end) of `data` as a dataset of their own (one chunk, or none).
+Dataset rows(const Dataset& data, std::int64_t begin, std::int64_t end) {
+  const Dataset all = data.merged();
+  const CsrChunk& c = all.chunk(0);
+  std::vector<CsrChunk> out;
+  if (end > begin) {
+    out.emplace_back();
+    for (std::int64_t r = begin; r < end; ++r) {
+      const auto b = c.row_offsets[static_cast<std::size_t>(r)];
+      out[0].add_row(c.labels[static_cast<std::size_t>(r)], c.col_indices.data() + b, c.values.data() + b,
+                     c.row_offsets[static_cast<std::size_t>(r) + 1] - b);
+      if (!c.weights.empty()) out[0].weights.push_back(c.weights[static_cast<std::size_t>(r)]);
+    }
+  }
+  // A partition may not reach the highest feature: the solver agrees on the count.
+  std::int32_t features = 0;
+  for (const CsrChunk& chunk : out)
+    for (std::int32_t j : chunk.col_indices) features = std::max(features, j + 1);
+  return Dataset(std::move(out), features);
+}
+
+void expect_cocoa_matches_single_process(LossKind loss, const std::vector<std::int64_t>& cuts, int local_epochs) {
+  RandomProblemOptions o;
+  o.rows = 300;
+  o.regression = loss == LossKind::Squared;
+  o.sample_weights = true;
+  const Dataset data = random_problem(o);
+  SolverParameters p = tight(loss);
+  p.tol = 1e-9;
+  const double optimum = fit(data, p).result.history.back().primal;
+
+  const int ranks = static_cast<int>(cuts.size()) - 1;
+  p.tol = 1e-6;
+  p.local_epochs = local_epochs;
+  std::vector<Fit> fits(static_cast<std::size_t>(ranks));
+  run_ranks(ranks, [&](Communicator& communicator) {
+    const int r = communicator.rank();
+    const Dataset part = rows(data, cuts[static_cast<std::size_t>(r)], cuts[static_cast<std::size_t>(r) + 1]);
+    InMemorySource source(part);
+    Fit& out = fits[static_cast<std::size_t>(r)];
+    out.result = make_sdca_cpu_solver(p)->fit(source, communicator, out.state);
+  });
+  const FitResult& result = fits[0].result;
+  ASSERT_TRUE(result.converged) << loss_name(loss) << " K=" << ranks;
+  const EpochRecord& last = result.history.back();
+  EXPECT_LE(last.gap, p.tol * last.primal);
+  EXPECT_NEAR(last.primal, optimum, 1e-4 * optimum) << loss_name(loss) << " K=" << ranks;
+  EXPECT_GE(last.primal, optimum * (1.0 - 1e-9));
+  for (const Fit& other : fits) {  // every rank holds the same w and history
+    EXPECT_EQ(other.state.weights, fits[0].state.weights);
+    EXPECT_EQ(other.result.epochs, result.epochs);
+  }
+  // The global P(w) the ranks agreed on is the single-process P of that w.
+  InMemorySource whole(data);
+  EXPECT_NEAR(primal_objective(whole, p, fits[0].state.weights.data(), data.n_features()), last.primal,
+              1e-10 * last.primal);
+}
+
+TEST(SdcaCpuCocoa, TwoRanksUnevenPartitionReachTheOptimum) {
+  expect_cocoa_matches_single_process(LossKind::Logistic, {0, 37, 300}, 1);
+  expect_cocoa_matches_single_process(LossKind::SquaredHinge, {0, 37, 300}, 2);
+}
+
+TEST(SdcaCpuCocoa, ThreeRanksWithAnEmptyPartitionReachTheOptimum) {
+  expect_cocoa_matches_single_process(LossKind::Logistic, {0, 0, 120, 300}, 1);
+  expect_cocoa_matches_single_process(LossKind::Hinge, {0, 200, 200, 300}, 3);
+  expect_cocoa_matches_single_process(LossKind::Squared, {0, 100, 299, 300}, 1);
+}
+
+TEST(SdcaCpu, WarmStartFromAlphaResumesWhereItStopped) {
+  const Dataset data = random_problem({});
+  SolverParameters p = tight(LossKind::Logistic);
+  p.tol = 1e-8;
+  const Fit first = fit(data, p);
+  const Fit again = fit(data, p, first.state);
+  EXPECT_TRUE(again.result.converged);
+  EXPECT_EQ(again.result.epochs, 1);
+  EXPECT_NEAR(again.result.history.back().primal, first.result.history.back().primal,
+              1e-8 * first.result.history.back().primal);
+}
+
+TEST(SdcaCpu, WarmStartFromWeightsNeedsFewerEpochs) {
+  const Dataset data = random_problem({});
+  for (LossKind loss : {LossKind::Logistic, LossKind::SquaredHinge}) {
+    SolverParameters p = tight(loss);
+    p.tol = 1e-8;
+    const Fit cold = fit(data, p);
+    SolverState start;
+    start.weights = cold.state.weights;
+    const Fit warm = fit(data, p, start);
+    EXPECT_TRUE(warm.result.converged);
+    EXPECT_LT(warm.result.epochs, cold.result.epochs / 2) << loss_name(loss);
+    EXPECT_NEAR(warm.result.history.back().primal, cold.result.history.back().primal,
+                1e-7 * cold.result.history.back().primal);
+  }
+}
+
+TEST(SdcaCpu, RejectsBadParametersAndWarmStarts) {
+  SolverParameters p;
+  p.C = 0.0;
+  EXPECT_THROW(make_sdca_cpu_solver(p), InvalidArgument);
+  p = SolverParameters{};
+  p.tol = -1.0;
+  EXPECT_THROW(make_sdca_cpu_solver(p), InvalidArgument);
+  const Dataset data = random_problem({});
+  SolverState wrong;
+  wrong.alpha.assign(5, 0.0);
+  EXPECT_THROW(fit(data, SolverParameters{}, wrong), InvalidArgument);
+}
+
+}  // namespace
