@@ -45,6 +45,18 @@ TEST(SolverFactory, AskingForAGpuThrowsUnsupported) {
   }
 }
 
+TEST(SolverFactory, PenaltyL1IsCpuOnly) {
+  SolverParameters parameters;
+  parameters.penalty = Penalty::L1;
+  try {
+    make_solver(parameters, true, {});
+    FAIL() << "make_solver with use_gpu and penalty L1 did not throw";
+  } catch (const Unsupported& e) {
+    EXPECT_THAT(e.what(), HasSubstr("without use_gpu"));
+  }
+  EXPECT_NE(make_solver(parameters, false, {}), nullptr);
+}
+
 TEST(SolverFactory, TrainWithUseGpuThrowsInsteadOfRunningOnTheCpu) {
   TrainParameters parameters;
   parameters.use_gpu = true;

@@ -1,6 +1,6 @@
 // y = X w for a device-resident chunk through cuSPARSE's generic SpMV
-// (cusparseSpMV, CUSPARSE_SPMV_ALG_DEFAULT, float32 in and out): what predictions and
-// the duality gap use.
+// (cusparseSpMV, CUSPARSE_SPMV_ALG_DEFAULT, float32 in and out): what predictions use
+// (the SDCA duality gap needs double margins; docs/gpu.md).
 //
 // Index widths: the chunk keeps 64-bit row offsets and 32-bit column indices
 // (device_csr.h). cuSPARSE describes a CSR matrix with one index type for offsets and
