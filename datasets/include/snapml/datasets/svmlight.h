@@ -3,9 +3,12 @@
 // Dialect (docs/formats.md): `label [qid:N] idx:val idx:val ... [# comment]`, one
 // example a line; blank and comment-only lines are skipped; indices strictly
 // increasing within a line (unsorted or duplicate indices are rejected, as
-// LIBLINEAR and scikit-learn do); one- or zero-based indices, auto-detected as
-// scikit-learn's zero_based="auto"; `.gz` files are decompressed on the fly.
-// Every error names file, line and column.
+// LIBLINEAR and scikit-learn do); NaN and infinite labels or values are rejected;
+// one- or zero-based indices, auto-detected as scikit-learn's zero_based="auto";
+// gzip files (recognised by their magic bytes) are decompressed on the fly.
+// Values are parsed as double and rounded once to float, so they equal
+// scikit-learn's float64 load cast to float32. Every error names file, line and
+// column. The result, chunking included, does not depend on the thread count.
 #pragma once
 
 #include <cstdint>
