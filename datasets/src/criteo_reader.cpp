@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "line_ranges.h"
 #include "parallel.h"
 #include "snapml/datasets/criteo.h"
 #include "snapml/error.h"
@@ -278,52 +279,6 @@ class RangeParser {
   RangeRows& out_;
 };
 
-// Cuts [0, size) into `parts` ranges that each start at a line start.
-std::vector<std::size_t> cut_at_lines(const char* data, std::size_t size, int parts) {
-  std::vector<std::size_t> cuts(static_cast<std::size_t>(parts) + 1, size);
-  cuts[0] = 0;
-  for (std::size_t i = 1; i < cuts.size() - 1; ++i) {
-    std::size_t at = std::max(size / (cuts.size() - 1) * i, cuts[i - 1]);
-    if (at > 0 && at < size && data[at - 1] != '\n') {
-      const void* newline = std::memchr(data + at, '\n', size - at);
-      at = newline ? static_cast<std::size_t>(static_cast<const char*>(newline) - data) + 1 : size;
-    }
-    cuts[i] = at;
-  }
-  return cuts;
-}
-
-// The InputError for a problem at byte `offset`; counts lines only now.
-InputError located(const char* data, const std::string& name, const Problem& problem) {
-  std::int64_t line = 1 + std::count(data, data + problem.offset, '\n');
-  std::size_t line_start = problem.offset;
-  while (line_start > 0 && data[line_start - 1] != '\n') --line_start;
-  return InputError(name, line, static_cast<std::int64_t>(problem.offset - line_start) + 1, problem.text);
-}
-
-// Fills `chunk` with global rows [first, last) taken from the ranges in order;
-// `range_first_row[t]` is the global number of range t's first row.
-void fill_chunk(CsrChunk& chunk, std::int64_t first, std::int64_t last, const std::vector<RangeRows>& ranges,
-                const std::vector<std::int64_t>& range_first_row) {
-  chunk.row_offsets.assign(1, 0);
-  chunk.row_offsets.reserve(static_cast<std::size_t>(last - first) + 1);
-  for (std::size_t t = 0; t < ranges.size() && first < last; ++t) {
-    if (range_first_row[t + 1] <= first) continue;
-    const RangeRows& r = ranges[t];
-    auto begin = static_cast<std::size_t>(first - range_first_row[t]);
-    auto end = static_cast<std::size_t>(std::min(last, range_first_row[t + 1]) - range_first_row[t]);
-    const std::int64_t nnz_begin = begin ? r.row_ends[begin - 1] : 0;
-    const std::int64_t nnz_end = r.row_ends[end - 1];
-    const std::int64_t shift = chunk.nnz() - nnz_begin;
-    for (std::size_t i = begin; i < end; ++i) chunk.row_offsets.push_back(r.row_ends[i] + shift);
-    chunk.labels.insert(chunk.labels.end(), r.labels.begin() + static_cast<std::ptrdiff_t>(begin),
-                        r.labels.begin() + static_cast<std::ptrdiff_t>(end));
-    chunk.col_indices.insert(chunk.col_indices.end(), r.indices.begin() + nnz_begin, r.indices.begin() + nnz_end);
-    chunk.values.insert(chunk.values.end(), r.values.begin() + nnz_begin, r.values.begin() + nnz_end);
-    first += static_cast<std::int64_t>(end - begin);
-  }
-}
-
 void validate(const CriteoOptions& options) {
   require(options.hash_bits >= 1 && options.hash_bits <= 30,
           "CriteoOptions.hash_bits must be in 1..30 (39 + 2^hash_bits features must fit an int32), got " +
@@ -352,7 +307,7 @@ std::int32_t criteo_categorical_index(int column, std::uint64_t value, const Cri
 CriteoData parse_criteo(const char* data, std::size_t size, const std::string& name, const CriteoOptions& options) {
   const std::int32_t n_features = criteo_n_features(options);  // validates
   const int threads = detail::resolve_threads(options.threads);
-  const std::vector<std::size_t> cuts = cut_at_lines(data, size, threads);
+  const std::vector<std::size_t> cuts = detail::cut_at_lines(data, size, threads);
 
   std::vector<RangeRows> ranges(static_cast<std::size_t>(threads));
   SNAPML_OMP(parallel for schedule(dynamic, 1) num_threads(threads))
@@ -376,8 +331,10 @@ CriteoData parse_criteo(const char* data, std::size_t size, const std::string& n
   // with one holds the earliest problem of the input, whatever the thread count.
   for (const RangeRows& r : ranges) {
     if (r.exception) std::rethrow_exception(r.exception);
-    if (r.problem && !options.skip_bad_lines) throw located(data, name, *r.problem);
-    if (r.problem && result.first_skipped.empty()) result.first_skipped = located(data, name, *r.problem).what();
+    if (r.problem && !options.skip_bad_lines)
+      throw detail::located(data, r.problem->offset, name, r.problem->text);
+    if (r.problem && result.first_skipped.empty())
+      result.first_skipped = detail::located(data, r.problem->offset, name, r.problem->text).what();
     result.skipped_lines += r.skipped;
   }
 
@@ -396,8 +353,8 @@ CriteoData parse_criteo(const char* data, std::size_t size, const std::string& n
   SNAPML_OMP(parallel for schedule(dynamic, 1) num_threads(threads))
   for (std::int64_t c = 0; c < n_chunks; ++c) {
     std::int64_t first = c * options.chunk_rows;
-    fill_chunk(chunks[static_cast<std::size_t>(c)], first, std::min(n_rows, first + options.chunk_rows), ranges,
-               range_first_row);
+    detail::fill_chunk(chunks[static_cast<std::size_t>(c)], first, std::min(n_rows, first + options.chunk_rows),
+                       ranges, range_first_row);
   }
   result.dataset = Dataset(std::move(chunks), n_features);
   return result;

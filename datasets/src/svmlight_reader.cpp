@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "decimal.h"
+#include "line_ranges.h"
 #include "parallel.h"
 #include "snapml/datasets/svmlight.h"
 #include "snapml/error.h"
@@ -281,73 +282,6 @@ class RangeParser {
   RangeRows& out_;
 };
 
-// Cuts [0, size) into `parts` ranges that each start at a line start.
-std::vector<std::size_t> cut_at_lines(const char* data, std::size_t size, int parts) {
-  std::vector<std::size_t> cuts(static_cast<std::size_t>(parts) + 1, size);
-  cuts[0] = 0;
-  for (int i = 1; i < parts; ++i) {
-    std::size_t at = std::max(size / static_cast<std::size_t>(parts) * static_cast<std::size_t>(i),
-                              cuts[static_cast<std::size_t>(i) - 1]);
-    if (at > 0 && at < size && data[at - 1] != '\n')
-      at = static_cast<std::size_t>(line_end(data + at, data + size) - data) + 1;
-    cuts[static_cast<std::size_t>(i)] = std::min(at, size);
-  }
-  return cuts;
-}
-
-// The InputError for a problem at byte `offset`; counts lines only now.
-InputError located(const char* data, std::size_t offset, const std::string& name, const std::string& problem) {
-  std::int64_t line = 1 + std::count(data, data + offset, '\n');
-  std::size_t line_start = offset;
-  while (line_start > 0 && data[line_start - 1] != '\n') --line_start;
-  return InputError(name, line, static_cast<std::int64_t>(offset - line_start) + 1, problem);
-}
-
-// Fills `chunk` with global rows [first, last) taken from the ranges in order;
-// `range_first_row[t]` is the global number of range t's first row.
-void fill_chunk(CsrChunk& chunk, std::int64_t first, std::int64_t last, const std::vector<RangeRows>& ranges,
-                const std::vector<std::int64_t>& range_first_row, std::int32_t shift) {
-  struct Segment {
-    const RangeRows* rows;
-    std::size_t begin, end;  // local rows
-    std::int64_t nnz_begin, nnz_end;
-  };
-  std::vector<Segment> segments;
-  auto t = static_cast<std::size_t>(
-      std::upper_bound(range_first_row.begin(), range_first_row.end(), first) - range_first_row.begin() - 1);
-  std::int64_t nnz = 0;
-  for (std::int64_t row = first; row < last; ++t) {
-    const RangeRows& r = ranges[t];
-    auto begin = static_cast<std::size_t>(row - range_first_row[t]);
-    auto end = static_cast<std::size_t>(std::min(last, range_first_row[t + 1]) - range_first_row[t]);
-    if (begin == end) continue;  // an empty range
-    Segment s{&r, begin, end, begin ? r.row_ends[begin - 1] : 0, r.row_ends[end - 1]};
-    nnz += s.nnz_end - s.nnz_begin;
-    segments.push_back(s);
-    row += static_cast<std::int64_t>(end - begin);
-  }
-
-  chunk.row_offsets.clear();
-  chunk.row_offsets.reserve(static_cast<std::size_t>(last - first) + 1);
-  chunk.row_offsets.push_back(0);
-  chunk.labels.reserve(static_cast<std::size_t>(last - first));
-  chunk.col_indices.resize(static_cast<std::size_t>(nnz));
-  chunk.values.resize(static_cast<std::size_t>(nnz));
-  std::int64_t written = 0;
-  for (const Segment& s : segments) {
-    chunk.labels.insert(chunk.labels.end(), s.rows->labels.begin() + static_cast<std::ptrdiff_t>(s.begin),
-                        s.rows->labels.begin() + static_cast<std::ptrdiff_t>(s.end));
-    for (std::size_t i = s.begin; i < s.end; ++i)
-      chunk.row_offsets.push_back(written + s.rows->row_ends[i] - s.nnz_begin);
-    const std::int32_t* from = s.rows->indices.data() + s.nnz_begin;
-    std::int32_t* to = chunk.col_indices.data() + written;
-    for (std::int64_t k = 0; k < s.nnz_end - s.nnz_begin; ++k) to[k] = from[k] - shift;
-    std::copy(s.rows->values.begin() + s.nnz_begin, s.rows->values.begin() + s.nnz_end,
-              chunk.values.begin() + written);
-    written += s.nnz_end - s.nnz_begin;
-  }
-}
-
 }  // namespace
 
 Dataset parse_svmlight(const char* data, std::size_t size, const std::string& name,
@@ -361,7 +295,7 @@ Dataset parse_svmlight(const char* data, std::size_t size, const std::string& na
           "SvmlightOptions.chunk_rows must be positive, got " + std::to_string(options.chunk_rows));
   const IndexRules rules = make_rules(options);
   const int threads = detail::resolve_threads(options.threads);
-  const std::vector<std::size_t> cuts = cut_at_lines(data, size, threads);
+  const std::vector<std::size_t> cuts = detail::cut_at_lines(data, size, threads);
 
   std::vector<RangeRows> ranges(static_cast<std::size_t>(threads));
   SNAPML_OMP(parallel for schedule(dynamic, 1) num_threads(threads))
@@ -379,7 +313,7 @@ Dataset parse_svmlight(const char* data, std::size_t size, const std::string& na
   // earliest problem of the file, whatever the number of ranges.
   for (const RangeRows& r : ranges) {
     if (r.exception) std::rethrow_exception(r.exception);
-    if (r.problem) throw located(data, r.problem->offset, name, r.problem->text);
+    if (r.problem) throw detail::located(data, r.problem->offset, name, r.problem->text);
   }
 
   bool saw_zero = std::any_of(ranges.begin(), ranges.end(), [](const RangeRows& r) { return r.saw_index_zero; });
@@ -388,10 +322,10 @@ Dataset parse_svmlight(const char* data, std::size_t size, const std::string& na
   if (!one_based) {
     for (const RangeRows& r : ranges)
       if (r.first_deferred != kNoOffset)
-        throw located(data, r.first_deferred, name,
-                      "index " + std::to_string(rules.n_features) + " is out of range for n_features=" +
-                          std::to_string(rules.n_features) + " (the file is zero-based: allowed 0.." +
-                          std::to_string(rules.n_features - 1) + ")");
+        throw detail::located(data, r.first_deferred, name,
+                              "index " + std::to_string(rules.n_features) + " is out of range for n_features=" +
+                                  std::to_string(rules.n_features) + " (the file is zero-based: allowed 0.." +
+                                  std::to_string(rules.n_features - 1) + ")");
   }
 
   std::vector<std::int64_t> range_first_row(ranges.size() + 1, 0);
@@ -415,8 +349,8 @@ Dataset parse_svmlight(const char* data, std::size_t size, const std::string& na
   for (std::int64_t c = 0; c < n_chunks; ++c) {
     std::int64_t first = c * options.chunk_rows;
     try {
-      fill_chunk(chunks[static_cast<std::size_t>(c)], first, std::min(n_rows, first + options.chunk_rows),
-                 ranges, range_first_row, shift);
+      detail::fill_chunk(chunks[static_cast<std::size_t>(c)], first,
+                         std::min(n_rows, first + options.chunk_rows), ranges, range_first_row, shift);
     } catch (...) {
       failures[static_cast<std::size_t>(c)] = std::current_exception();
     }
