@@ -2,10 +2,93 @@
 // Everything is summed in double whatever the data's precision.
 #include "snapml/objectives.h"
 
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+#include <vector>
+
 #include "omp_threads.h"
 
 namespace snapml {
 namespace {
+
+// The dual variable the optimality conditions pair with a margin m, so that
+// alpha_i c(y_i) = -d/dm [C_i loss(y_i, m)] (the losses' alpha_from_margin). Logistic is written out because its
+// alpha_from_margin keeps a warm start strictly inside (0, C), and that inset
+// would cost the certificate up to C * 1e-8 * |log 1e-8| a row.
+template <typename Loss>
+double paired_dual(const Loss& loss, double y, double margin, double cost) {
+  if constexpr (std::is_same_v<Loss, losses::LogisticLoss>)
+    return cost / (1.0 + std::exp(y * margin));
+  else
+    return loss.alpha_from_margin(y, margin, cost);
+}
+
+template <typename Loss>
+Objectives l1_objectives_for(const Loss& loss, ChunkSource& source, const RowTargets& targets,
+                             const double* weights, std::int32_t n_features, double bias_value,
+                             double* dual_point, [[maybe_unused]] int threads) {
+  const double bias_weight = weights[n_features];
+  std::vector<double> own;  // alpha_i, when the caller passes no buffer
+  if (!dual_point) {
+    own.assign(static_cast<std::size_t>(source.n_rows()), 0.0);
+    dual_point = own.data();
+  }
+  std::vector<double> v(static_cast<std::size_t>(n_features) + 1, 0.0);  // sum_i alpha_i c(y_i) x_i
+  double loss_sum = 0.0;
+  std::int64_t row_offset = 0;
+  CsrView x;
+  source.reset();
+  while (source.next(x)) {
+    double* alpha = dual_point + row_offset;
+    double chunk_loss = 0.0;
+SNAPML_OMP(parallel for num_threads(threads) schedule(static) reduction(+ : chunk_loss))
+    for (std::int64_t row = 0; row < x.n_rows; ++row) {
+      const double y = targets.target(x.labels[row]);
+      const double cost = targets.cost(y, x.weight(row));
+      alpha[row] = 0.0;
+      if (!(cost > 0.0)) continue;  // absent from both problems: theta_i = 0
+      const double margin = row_dot(x, row, weights) + bias_value * bias_weight;
+      chunk_loss += cost * loss.loss(y, margin);
+      alpha[row] = paired_dual(loss, y, margin, cost);
+    }
+    loss_sum += chunk_loss;
+    // X^T (alpha c) in row order: deterministic whatever the thread count.
+    for (std::int64_t row = 0; row < x.n_rows; ++row) {
+      const double scale = alpha[row] * Loss::coefficient(targets.target(x.labels[row]));
+      if (scale == 0.0) continue;
+      for (std::int64_t k = x.row_begin(row); k < x.row_end(row); ++k)
+        v[static_cast<std::size_t>(x.col_indices[k])] += scale * static_cast<double>(x.values[k]);
+      v[static_cast<std::size_t>(n_features)] += scale * bias_value;
+    }
+    row_offset += x.n_rows;
+  }
+  double largest = 1.0;  // theta = alpha / max(1, ||v||_inf)
+  for (double value : v) largest = std::max(largest, std::fabs(value));
+
+  // Second pass: D(theta) needs each row's target and cost again.
+  double dual_sum = 0.0;
+  row_offset = 0;
+  source.reset();
+  while (source.next(x)) {
+    double* theta = dual_point + row_offset;
+    for (std::int64_t row = 0; row < x.n_rows; ++row) {
+      const double y = targets.target(x.labels[row]);
+      const double cost = targets.cost(y, x.weight(row));
+      if (!(cost > 0.0)) continue;
+      theta[row] /= largest;
+      dual_sum += loss.dual_value(y, theta[row], cost);
+    }
+    row_offset += x.n_rows;
+  }
+  double l1_norm = 0.0;
+  for (std::int32_t j = 0; j <= n_features; ++j) l1_norm += std::fabs(weights[j]);
+  Objectives result;
+  result.primal = loss_sum + l1_norm;
+  result.dual = dual_sum;
+  result.gap = result.primal - result.dual;
+  return result;
+}
 
 template <typename Loss>
 ObjectiveSums sums_for(const Loss& loss, ChunkSource& source, const RowTargets& targets,
@@ -57,6 +140,17 @@ Objectives combine(const ObjectiveSums& sums, const double* weights, std::int64_
   result.dual = sums.dual - 0.5 * squared_norm;
   result.gap = result.primal - result.dual;
   return result;
+}
+
+Objectives l1_objectives(ChunkSource& source, const SolverParameters& parameters,
+                         const double* weights, std::int32_t n_features, double* dual_point,
+                         int threads) {
+  const RowTargets targets = RowTargets::from(parameters);
+  const int team = detail::resolve_threads(threads);
+  return with_loss(parameters.loss, parameters.epsilon, 0.0, [&](const auto& loss) {
+    return l1_objectives_for(loss, source, targets, weights, n_features, parameters.intercept_scaling,
+                             dual_point, team);
+  });
 }
 
 double primal_objective(ChunkSource& source, const SolverParameters& parameters,

@@ -32,6 +32,7 @@
 #include <type_traits>
 
 #include "omp_threads.h"
+#include "random.h"
 #include "snapml/error.h"
 #include "snapml/objectives.h"
 #include "snapml/solver.h"
@@ -39,36 +40,8 @@
 namespace snapml {
 namespace {
 
-// splitmix64 (Steele, Lea & Flood 2014): a small, seedable, portable generator,
-// so a permutation is the same on every platform and compiler.
-class SplitMix64 {
- public:
-  explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
-  // Uniform in [0, bound) by Lemire's multiply-shift (bias below 2^-32 for the
-  // bounds used here, which is immaterial to a shuffle's quality).
-  std::uint64_t below(std::uint64_t bound) {
-    __extension__ typedef unsigned __int128 Wide;  // GCC and Clang; keeps -Wpedantic quiet
-    return static_cast<std::uint64_t>((static_cast<Wide>(next()) * bound) >> 64);
-  }
-
- private:
-  std::uint64_t state_;
-};
-
-// Fisher-Yates over 0..n-1.
-void random_permutation(std::vector<std::int64_t>& order, std::int64_t n, SplitMix64& random) {
-  order.resize(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i) order[static_cast<std::size_t>(i)] = i;
-  for (std::int64_t i = n - 1; i > 0; --i)
-    std::swap(order[static_cast<std::size_t>(i)],
-              order[static_cast<std::size_t>(random.below(static_cast<std::uint64_t>(i) + 1))]);
-}
+using detail::random_permutation;
+using detail::SplitMix64;
 
 template <bool kAtomic>
 inline double load(const double& value) {
@@ -137,6 +110,8 @@ class SdcaCpuSolver final : public Solver {
  public:
   explicit SdcaCpuSolver(const SolverParameters& parameters) : parameters_(parameters) {
     validate(parameters_);
+    require(parameters_.penalty == Penalty::L2,
+            "the SDCA solver solves penalty l2 only; penalty l1 is make_cd_l1_cpu_solver's (make_solver picks it)");
   }
   FitResult fit(ChunkSource& source, Communicator& communicator, SolverState& state) override;
 
@@ -338,6 +313,14 @@ void validate(const SolverParameters& p) {
   require(p.max_epochs > 0, "max_iter must be at least 1, got " + std::to_string(p.max_epochs));
   require(p.local_epochs > 0, "local_epochs must be at least 1, got " + std::to_string(p.local_epochs));
   require(p.threads >= 0, "threads must be >= 0 (0: all), got " + std::to_string(p.threads));
+  if (p.penalty == Penalty::L1) {
+    require(p.loss != LossKind::Hinge,
+            "penalty l1 is not available with the hinge loss (LIBLINEAR has no L1-regularised L1-loss "
+            "SVM either); use the squared_hinge loss (LIBLINEAR -s 5) or penalty l2");
+    require(p.loss != LossKind::Squared || p.epsilon == 0.0,
+            "penalty l1 with the squared loss is the lasso, which has no insensitive zone; pass "
+            "epsilon 0 (got " + std::to_string(p.epsilon) + ") or use penalty l2 for support vector regression");
+  }
 }
 
 std::unique_ptr<Solver> make_sdca_cpu_solver(const SolverParameters& parameters) {

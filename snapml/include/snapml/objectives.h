@@ -62,4 +62,19 @@ Objectives combine(const ObjectiveSums& sums, const double* weights, std::int64_
 double primal_objective(ChunkSource& source, const SolverParameters& parameters,
                         const double* weights, std::int32_t n_features);
 
+// Penalty L1: P(w) = ||w||_1 + sum_i C_i loss(y_i, w.x_i) (the intercept's weight
+// in the norm, as LIBLINEAR), and the duality gap of the dual-scaling point
+// (Massias, Gramfort & Salmon 2018; Ndiaye et al. 2017): alpha_i is the dual
+// point each loss pairs with the margin, v = sum_i alpha_i c(y_i) x_i = -grad of
+// the loss term, and theta = alpha / max(1, ||v||_inf) is dual feasible
+// (||X^T theta||_inf <= 1, the conjugate of ||.||_1), so
+//   D(theta) = sum_i dual_value(y_i, theta_i, C_i) <= P(w*) <= P(w)
+// and gap = P(w) - D(theta) bounds the sub-optimality; it vanishes at the optimum,
+// where ||v||_inf <= 1 (the KKT conditions). Two passes over `source` (margins,
+// then the dual values); `dual_point`, when not nullptr, receives theta (one per
+// row in visiting order). `weights` as in objective_sums.
+Objectives l1_objectives(ChunkSource& source, const SolverParameters& parameters,
+                         const double* weights, std::int32_t n_features, double* dual_point,
+                         int threads);
+
 }  // namespace snapml

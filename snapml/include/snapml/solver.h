@@ -20,8 +20,13 @@ namespace snapml {
 
 struct EpochRecord;
 
+// The regulariser: L2, 0.5 ||w||^2 (the dual solvers), or L1, ||w||_1 (primal
+// coordinate descent, snapml/src/cd_l1_cpu.cpp; docs/algorithms.md "L1").
+enum class Penalty { L2, L1 };
+
 struct SolverParameters {
   LossKind loss = LossKind::Logistic;
+  Penalty penalty = Penalty::L2;
   double C = 1.0;
   // Classification: a row is +1 when its label equals positive_label, else -1, and
   // its cost is C * class_weight_{positive,negative} * sample_weight (LIBLINEAR's
@@ -32,7 +37,8 @@ struct SolverParameters {
   double epsilon = 0.0;            // squared loss: the insensitive zone p
   double intercept_scaling = 0.0;  // value of the constant feature; 0: no intercept
   // Stop when P(w) - D(alpha) <= tol * P(w), checked after every round, or after
-  // max_epochs local epochs.
+  // max_epochs local epochs. Penalty L1: when the epoch's summed minimum-norm
+  // sub-gradient is <= tol times the first epoch's (LIBLINEAR's rule).
   double tol = 1e-3;
   int max_epochs = 1000;
   // CoCoA+: local epochs per communication round (H). Ignored with one rank.
@@ -78,6 +84,13 @@ class Solver {
 
 // Stochastic dual coordinate ascent on CPU threads (snapml/src/sdca_cpu.cpp).
 std::unique_ptr<Solver> make_sdca_cpu_solver(const SolverParameters& parameters);
+
+// Primal coordinate descent for penalty L1 with the logistic, squared hinge or
+// squared (lasso) loss, on one process and one thread (snapml/src/cd_l1_cpu.cpp).
+// Stops on LIBLINEAR's minimum-norm sub-gradient rule; EpochRecord's dual and gap
+// are those of the dual-scaling point (docs/algorithms.md). Throws InvalidArgument
+// for another loss or penalty, and from fit() with communicator.size() > 1.
+std::unique_ptr<Solver> make_cd_l1_cpu_solver(const SolverParameters& parameters);
 
 // Throws InvalidArgument naming the bad parameter and the fix.
 void validate(const SolverParameters& parameters);

@@ -1,0 +1,77 @@
+// Training entry point: labels to binary problems, class weights, one-vs-rest.
+//
+// Any two distinct labels make a binary problem whose positive class is the
+// larger label (scikit-learn's classes_[1]); more than two make one binary
+// problem per class against the rest; regression (the squared loss) uses the
+// labels as they are. Each problem is solved by the CPU SDCA solver (solver.h), or
+// the GPU one with use_gpu (solver_factory.h), or with penalty L1 by the CPU
+// coordinate descent solver.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <vector>
+
+#include "snapml/chunk_source.h"
+#include "snapml/communicator.h"
+#include "snapml/dataset.h"
+#include "snapml/model.h"
+#include "snapml/solver.h"
+
+namespace snapml {
+
+struct TrainParameters {
+  LossKind loss = LossKind::Logistic;
+  // L2 (SDCA) or L1 (primal coordinate descent, CPU and one process only; not
+  // with the hinge loss). With L1, tol is LIBLINEAR's relative sub-gradient rule
+  // and the history's gap that of the dual-scaling point (docs/algorithms.md).
+  Penalty penalty = Penalty::L2;
+  double C = 1.0;
+  double tol = 1e-3;   // relative duality gap: stop when P - D <= tol * P
+  int max_iter = 1000;  // epochs
+  bool fit_intercept = true;
+  double intercept_scaling = 1.0;  // LIBLINEAR's -B: the constant feature's value
+  // Per-label weights multiplying C (absent labels weigh 1), or scikit-learn's
+  // "balanced": n_samples / (n_classes * count of the class). In one-vs-rest the
+  // weight applies to the class's own positive problem and the rest weigh 1, as
+  // LIBLINEAR's -wi does.
+  std::map<double, double> class_weight;
+  bool balanced_class_weight = false;
+  double epsilon = 0.0;  // squared loss: insensitive zone (LIBLINEAR's -p)
+  int threads = 0;       // 0: every OpenMP thread
+  std::uint64_t seed = 0;
+  int local_epochs = 1;  // CoCoA+ local epochs per round with several ranks
+  // Start from this model's weights (same loss, classes and at most as many
+  // features); nullptr for a cold start. Must outlive the train() call.
+  const Model* warm_start = nullptr;
+  // GPU SDCA (TPA-SCD) instead of the CPU solver; device_ids lists the CUDA
+  // devices, one CoCoA+ partition each (empty: device 0). A build without CUDA
+  // or a machine without a visible GPU throws snapml::Unsupported / the
+  // require_gpu message instead of running on the CPU.
+  bool use_gpu = false;
+  std::vector<int> device_ids;
+  // Called after every epoch of every problem with the problem's index (its row
+  // in the model) and the epoch's record, e.g. for a progress display. One-vs-rest
+  // problems run in parallel, so calls may come from several threads at once.
+  std::function<void(int problem, const EpochRecord& record)> on_epoch;
+};
+
+struct TrainResult {
+  Model model;
+  std::vector<FitResult> fits;  // one per weight row of the model, in row order
+};
+
+// In memory. One-vs-rest problems run in parallel: with T threads and P problems,
+// min(P, T) problems at a time, each with max(1, T / min(P, T)) threads. With at
+// least as many problems as threads every problem runs on one thread, so its
+// result does not depend on T (and is bit-for-bit reproducible for a seed).
+TrainResult train(const Dataset& data, const TrainParameters& parameters);
+
+// From any chunk source, on one process (LocalCommunicator) or as one CoCoA+
+// rank of `communicator` (the source holds this rank's rows). Problems run one
+// after another, each with every thread. Classes, counts and the feature count are
+// agreed over all ranks; every rank returns the same model.
+TrainResult train(ChunkSource& source, Communicator& communicator, const TrainParameters& parameters);
+
+}  // namespace snapml

@@ -1,0 +1,279 @@
+// Labels to binary problems, class weights, one-vs-rest scheduling.
+#include "snapml/train.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <exception>
+#include <map>
+#include <string>
+#include <thread>
+
+#include "omp_threads.h"
+#include "snapml/error.h"
+#include "snapml/solver_factory.h"
+
+namespace snapml {
+namespace {
+
+std::string number(double value) {
+  std::string text = std::to_string(value);
+  text.erase(text.find_last_not_of('0') + 1);
+  if (!text.empty() && text.back() == '.') text.pop_back();
+  return text;
+}
+
+// What one pass over the data tells us, agreed over all ranks.
+struct LabelSummary {
+  std::int32_t n_features = 0;
+  std::int64_t n_rows = 0;
+  std::vector<double> classes;       // sorted (classification only)
+  std::vector<std::int64_t> counts;  // rows per class
+};
+
+// Union of every rank's (label, count) table: each rank writes its table into
+// its own slot of a zeroed array and a sum gathers them all, exactly.
+void gather_classes(std::map<double, std::int64_t>& local, Communicator& communicator) {
+  const auto ranks = static_cast<std::size_t>(communicator.size());
+  if (ranks == 1) return;
+  std::int64_t longest = static_cast<std::int64_t>(local.size());
+  communicator.allreduce_max(&longest, 1);
+  const auto slot = static_cast<std::size_t>(longest);
+  std::vector<double> labels(ranks * slot, 0.0);
+  std::vector<std::int64_t> counts(ranks * slot, 0);
+  std::size_t position = static_cast<std::size_t>(communicator.rank()) * slot;
+  for (const auto& [label, count] : local) {
+    labels[position] = label;
+    counts[position++] = count;
+  }
+  communicator.allreduce_sum(labels.data(), labels.size());
+  communicator.allreduce_sum(counts.data(), counts.size());
+  local.clear();
+  for (std::size_t i = 0; i < labels.size(); ++i)
+    if (counts[i] > 0) local[labels[i]] += counts[i];
+}
+
+LabelSummary summarise(ChunkSource& source, Communicator& communicator, bool classification) {
+  std::map<double, std::int64_t> counts;
+  CsrView x;
+  source.reset();
+  while (source.next(x)) {
+    for (std::int64_t row = 0; row < x.n_rows; ++row) {
+      const double label = x.labels[row];
+      const float weight = x.weight(row);
+      require(std::isfinite(label), "row " + std::to_string(x.first_row + row) +
+                                        " has a label that is not a finite number");
+      require(std::isfinite(weight) && weight >= 0.0f,
+              "row " + std::to_string(x.first_row + row) +
+                  " has a negative or non-finite sample weight; weights must be >= 0");
+      if (classification) ++counts[label];
+    }
+  }
+  LabelSummary summary;
+  std::int64_t sizes[2] = {source.n_features(), 0};
+  communicator.allreduce_max(sizes, 1);
+  summary.n_features = static_cast<std::int32_t>(sizes[0]);
+  sizes[1] = source.n_rows();
+  communicator.allreduce_sum(sizes + 1, 1);
+  summary.n_rows = sizes[1];
+  if (classification) {
+    gather_classes(counts, communicator);
+    for (const auto& [label, count] : counts) {
+      summary.classes.push_back(label);
+      summary.counts.push_back(count);
+    }
+  }
+  return summary;
+}
+
+std::vector<double> class_weights(const LabelSummary& summary, const TrainParameters& p) {
+  const std::size_t n_classes = summary.classes.size();
+  std::vector<double> weights(n_classes, 1.0);
+  require(!(p.balanced_class_weight && !p.class_weight.empty()),
+          "class_weight: pass either per-class weights or balanced, not both");
+  if (p.balanced_class_weight) {
+    for (std::size_t k = 0; k < n_classes; ++k)
+      weights[k] = static_cast<double>(summary.n_rows) /
+                   (static_cast<double>(n_classes) * static_cast<double>(summary.counts[k]));
+  }
+  for (const auto& [label, weight] : p.class_weight) {
+    const auto found = std::find(summary.classes.begin(), summary.classes.end(), label);
+    require(found != summary.classes.end(),
+            "class_weight names label " + number(label) + ", which is not in the training labels");
+    require(std::isfinite(weight) && weight >= 0.0,
+            "class_weight for label " + number(label) + " must be finite and >= 0");
+    weights[static_cast<std::size_t>(found - summary.classes.begin())] = weight;
+  }
+  return weights;
+}
+
+// The binary problems: their solver parameters and warm starts.
+struct Problem {
+  SolverParameters parameters;
+  SolverState state;
+};
+
+std::vector<Problem> make_problems(const LabelSummary& summary, const std::vector<double>& weights,
+                                   const TrainParameters& p) {
+  SolverParameters base;
+  base.loss = p.loss;
+  base.penalty = p.penalty;
+  base.C = p.C;
+  base.epsilon = p.epsilon;
+  base.intercept_scaling = p.fit_intercept ? p.intercept_scaling : 0.0;
+  base.tol = p.tol;
+  base.max_epochs = p.max_iter;
+  base.local_epochs = p.local_epochs;
+  base.threads = p.threads;
+  base.seed = p.seed;
+  std::vector<Problem> problems;
+  const std::size_t n_classes = summary.classes.size();
+  if (n_classes == 0) {
+    problems.push_back({base, {}});
+  } else if (n_classes == 2) {
+    base.positive_label = summary.classes[1];
+    base.class_weight_positive = weights[1];
+    base.class_weight_negative = weights[0];
+    problems.push_back({base, {}});
+  } else {
+    for (std::size_t k = 0; k < n_classes; ++k) {
+      base.positive_label = summary.classes[k];
+      base.class_weight_positive = weights[k];
+      base.class_weight_negative = 1.0;  // LIBLINEAR's one-vs-rest: the rest cost C
+      problems.push_back({base, {}});
+    }
+  }
+  for (std::size_t k = 0; k < problems.size(); ++k) {
+    if (p.on_epoch)
+      problems[k].parameters.on_epoch = [on_epoch = p.on_epoch, k](const EpochRecord& record) {
+        on_epoch(static_cast<int>(k), record);
+      };
+    validate(problems[k].parameters);
+  }
+  return problems;
+}
+
+void apply_warm_start(const Model& start, const LabelSummary& summary, const TrainParameters& p,
+                      std::vector<Problem>& problems) {
+  require(start.loss == p.loss, std::string("warm start: the model was trained with the ") +
+                                    loss_name(start.loss) + " loss, not " + loss_name(p.loss));
+  require(start.classes == summary.classes,
+          "warm start: the model's classes differ from the training labels");
+  require(start.n_features <= summary.n_features,
+          "warm start: the model has " + std::to_string(start.n_features) +
+              " features, more than the data's " + std::to_string(summary.n_features));
+  start.check();
+  const double scaling = p.fit_intercept ? p.intercept_scaling : 0.0;
+  for (std::size_t k = 0; k < problems.size(); ++k) {
+    std::vector<double>& w = problems[k].state.weights;
+    w.assign(static_cast<std::size_t>(summary.n_features) + 1, 0.0);
+    std::copy_n(start.coef_row(static_cast<int>(k)), start.n_features, w.begin());
+    if (scaling > 0.0) w.back() = start.intercept[k] / scaling;
+  }
+}
+
+Model assemble(const LabelSummary& summary, const std::vector<double>& weights,
+               const TrainParameters& p, const std::vector<Problem>& problems) {
+  Model model;
+  model.loss = p.loss;
+  model.classes = summary.classes;
+  model.n_features = summary.n_features;
+  model.intercept_scaling = p.fit_intercept ? p.intercept_scaling : 0.0;
+  model.C = p.C;
+  model.tol = p.tol;
+  model.epsilon = p.epsilon;
+  model.max_iter = p.max_iter;
+  model.class_weight = summary.classes.empty() ? std::vector<double>{} : weights;
+  const auto width = static_cast<std::size_t>(summary.n_features);
+  for (const Problem& problem : problems) {
+    const std::vector<double>& w = problem.state.weights;
+    model.coef.insert(model.coef.end(), w.begin(), w.begin() + static_cast<std::ptrdiff_t>(width));
+    model.intercept.push_back(w[width] * model.intercept_scaling);
+  }
+  model.check();
+  return model;
+}
+
+void check_parameters(const TrainParameters& p) {
+  require(!p.fit_intercept || (std::isfinite(p.intercept_scaling) && p.intercept_scaling > 0.0),
+          "intercept_scaling must be positive when fit_intercept is true, got " +
+              std::to_string(p.intercept_scaling));
+  if (!is_classification(p.loss))
+    require(p.class_weight.empty() && !p.balanced_class_weight,
+            "class_weight applies to classifiers only; the squared loss is a regression");
+}
+
+LabelSummary checked_summary(ChunkSource& source, Communicator& communicator, const TrainParameters& p) {
+  LabelSummary summary = summarise(source, communicator, is_classification(p.loss));
+  require(summary.n_rows > 0, "the training data has no rows");
+  if (is_classification(p.loss))
+    require(summary.classes.size() >= 2,
+            "classification needs at least two distinct labels; the data has only " +
+                number(summary.classes.front()));
+  return summary;
+}
+
+}  // namespace
+
+TrainResult train(ChunkSource& source, Communicator& communicator, const TrainParameters& p) {
+  check_parameters(p);
+  const LabelSummary summary = checked_summary(source, communicator, p);
+  const std::vector<double> weights = class_weights(summary, p);
+  std::vector<Problem> problems = make_problems(summary, weights, p);
+  if (p.warm_start) apply_warm_start(*p.warm_start, summary, p, problems);
+  TrainResult result;
+  for (Problem& problem : problems) {
+    auto solver = make_solver(problem.parameters, p.use_gpu, p.device_ids);
+    result.fits.push_back(solver->fit(source, communicator, problem.state));
+  }
+  result.model = assemble(summary, weights, p, problems);
+  return result;
+}
+
+TrainResult train(const Dataset& data, const TrainParameters& p) {
+  check_parameters(p);
+  LocalCommunicator local;
+  InMemorySource scan(data);
+  const LabelSummary summary = checked_summary(scan, local, p);
+  const std::vector<double> weights = class_weights(summary, p);
+  std::vector<Problem> problems = make_problems(summary, weights, p);
+  if (p.warm_start) apply_warm_start(*p.warm_start, summary, p, problems);
+
+  const int threads = detail::resolve_threads(p.threads);
+  // GPU problems run one after another: each already fills its devices.
+  const int workers =
+      p.use_gpu ? 1 : std::max(1, std::min(static_cast<int>(problems.size()), threads));
+  const int threads_each = std::max(1, threads / workers);
+  TrainResult result;
+  result.fits.resize(problems.size());
+  // Workers take the next problem from a shared counter; each owns its source
+  // (a ChunkSource's position is per reader) and solves with threads_each threads.
+  std::atomic<std::size_t> next{0};
+  std::vector<std::exception_ptr> failures(static_cast<std::size_t>(workers));
+  auto work = [&](std::size_t worker) {
+    try {
+      InMemorySource source(data);
+      LocalCommunicator communicator;
+      for (std::size_t k = next++; k < problems.size(); k = next++) {
+        problems[k].parameters.threads = threads_each;
+        auto solver = make_solver(problems[k].parameters, p.use_gpu, p.device_ids);
+        result.fits[k] = solver->fit(source, communicator, problems[k].state);
+      }
+    } catch (...) {
+      failures[worker] = std::current_exception();
+    }
+  };
+  if (workers == 1) {
+    work(0);
+  } else {
+    std::vector<std::thread> pool;
+    for (int w = 0; w < workers; ++w) pool.emplace_back(work, static_cast<std::size_t>(w));
+    for (std::thread& t : pool) t.join();
+  }
+  for (const std::exception_ptr& failure : failures)
+    if (failure) std::rethrow_exception(failure);
+  result.model = assemble(summary, weights, p, problems);
+  return result;
+}
+
+}  // namespace snapml
