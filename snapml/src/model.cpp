@@ -42,7 +42,8 @@ std::vector<double> over_chunks(const Dataset& data, std::size_t width, PerDatas
 }
 
 const char* const kMagic = "snapml-model";
-constexpr int kVersion = 1;
+// Version 2 added the penalty line; version 1 files are read as L2 models.
+constexpr int kVersion = 2;
 
 }  // namespace
 
@@ -129,7 +130,7 @@ std::vector<double> Model::predict_proba(const Dataset& data, int threads) const
 }
 
 // Format, one item a line:
-//   snapml-model 1 / loss NAME / n_features N / classes K c_1 .. c_K /
+//   snapml-model 2 / loss NAME / penalty l2|l1 / n_features N / classes K c_1 .. c_K /
 //   intercept_scaling B / C c / tol t / epsilon p / max_iter m /
 //   class_weight K w_1 .. w_K / outputs R / intercept b_1 .. b_R /
 //   coef / R lines of N numbers / end
@@ -147,6 +148,7 @@ void Model::save(const std::string& path) const {
   };
   text += std::string(kMagic) + ' ' + std::to_string(kVersion) + '\n';
   text += std::string("loss ") + loss_name(loss) + '\n';
+  text += std::string("penalty ") + penalty_name(penalty) + '\n';
   text += "n_features " + std::to_string(n_features) + '\n';
   line("classes", classes, true);
   line("intercept_scaling", {intercept_scaling}, false);
@@ -198,14 +200,24 @@ Model Model::load(const std::string& path) {
     return value;
   };
   expect_key(kMagic);
-  if (in.integer("the format version") != kVersion)
-    in.fail("unsupported model format version (this build reads version " + std::to_string(kVersion) + ")");
+  const std::int64_t version = in.integer("the format version");
+  if (version < 1 || version > kVersion)
+    in.fail("unsupported model format version " + std::to_string(version) + " (this build reads versions 1 to " +
+            std::to_string(kVersion) + ")");
   expect_key("loss");
   const std::string name(in.token());
   try {
     model.loss = loss_from_name(name);
   } catch (const InvalidArgument& e) {
     in.fail(e.what());
+  }
+  if (version >= 2) {
+    expect_key("penalty");
+    try {
+      model.penalty = penalty_from_name(std::string(in.token()));
+    } catch (const InvalidArgument& e) {
+      in.fail(e.what());
+    }
   }
   expect_key("n_features");
   const std::int64_t features = in.integer("the feature count");

@@ -28,28 +28,33 @@ namespace {
 struct SolverName {
   const char* name;
   LossKind loss;
+  Penalty penalty;
 };
 
-// LIBLINEAR's solver_type names and the loss each implies here. The L1-regularised
-// and primal solvers predict the same way, so their models load as the loss's model.
+// LIBLINEAR's solver_type names and the problem each names here. Primal and dual
+// solvers of one problem predict the same way, so their models load alike. The
+// first entry of each (loss, penalty) is the name a model trained here is saved
+// under: the dual solver for L2, LIBLINEAR's only solver for L1.
 const SolverName kSolvers[] = {
-    {"L2R_LR_DUAL", LossKind::Logistic},           {"L2R_LR", LossKind::Logistic},
-    {"L1R_LR", LossKind::Logistic},                {"L2R_L1LOSS_SVC_DUAL", LossKind::Hinge},
-    {"MCSVM_CS", LossKind::Hinge},                 {"L2R_L2LOSS_SVC_DUAL", LossKind::SquaredHinge},
-    {"L2R_L2LOSS_SVC", LossKind::SquaredHinge},    {"L1R_L2LOSS_SVC", LossKind::SquaredHinge},
-    {"L2R_L2LOSS_SVR_DUAL", LossKind::Squared},    {"L2R_L2LOSS_SVR", LossKind::Squared},
-    {"L2R_L1LOSS_SVR_DUAL", LossKind::Squared},
+    {"L2R_LR_DUAL", LossKind::Logistic, Penalty::L2},
+    {"L2R_L1LOSS_SVC_DUAL", LossKind::Hinge, Penalty::L2},
+    {"L2R_L2LOSS_SVC_DUAL", LossKind::SquaredHinge, Penalty::L2},
+    {"L2R_L2LOSS_SVR_DUAL", LossKind::Squared, Penalty::L2},
+    {"L1R_LR", LossKind::Logistic, Penalty::L1},
+    {"L1R_L2LOSS_SVC", LossKind::SquaredHinge, Penalty::L1},
+    {"L2R_LR", LossKind::Logistic, Penalty::L2},
+    {"MCSVM_CS", LossKind::Hinge, Penalty::L2},
+    {"L2R_L2LOSS_SVC", LossKind::SquaredHinge, Penalty::L2},
+    {"L2R_L2LOSS_SVR", LossKind::Squared, Penalty::L2},
+    {"L2R_L1LOSS_SVR_DUAL", LossKind::Squared, Penalty::L2},
 };
 
-// The dual solver of each loss: what a model trained here is called.
-const char* solver_name(LossKind loss) {
-  switch (loss) {
-    case LossKind::Logistic: return "L2R_LR_DUAL";
-    case LossKind::Hinge: return "L2R_L1LOSS_SVC_DUAL";
-    case LossKind::SquaredHinge: return "L2R_L2LOSS_SVC_DUAL";
-    case LossKind::Squared: return "L2R_L2LOSS_SVR_DUAL";
-  }
-  return "L2R_LR_DUAL";
+// Throws InvalidArgument for a problem LIBLINEAR has no solver_type for (the lasso).
+const char* solver_name(LossKind loss, Penalty penalty) {
+  for (const SolverName& s : kSolvers)
+    if (s.loss == loss && s.penalty == penalty) return s.name;
+  throw InvalidArgument(std::string("LIBLINEAR's model format has no solver_type for the ") + loss_name(loss) +
+                        " loss with the " + penalty_name(penalty) + " penalty: save in snapml's format instead");
 }
 
 }  // namespace
@@ -62,7 +67,7 @@ void Model::save_liblinear(const std::string& path) const {
                 " is not one: save in snapml's format instead");
   const bool has_bias = intercept_scaling > 0.0;
   const int outputs = n_outputs();
-  std::string text = std::string("solver_type ") + solver_name(loss) + '\n';
+  std::string text = std::string("solver_type ") + solver_name(loss, penalty) + '\n';
   text += "nr_class " + std::to_string(is_classifier() ? classes.size() : 2) + '\n';
   if (is_classifier()) {
     text += "label";
@@ -112,6 +117,7 @@ Model Model::load_liblinear(const std::string& path) {
                                       [&](const SolverName& s) { return solver == s.name; });
       if (found == std::end(kSolvers)) in.fail("unsupported LIBLINEAR solver_type '" + solver + "'");
       model.loss = found->loss;
+      model.penalty = found->penalty;
     } else if (key == "nr_class") {
       n_classes = in.integer("nr_class");
       if (n_classes < 2) in.fail("nr_class must be at least 2");

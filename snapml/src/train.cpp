@@ -176,6 +176,7 @@ Model assemble(const LabelSummary& summary, const std::vector<double>& weights,
                const TrainParameters& p, const std::vector<Problem>& problems) {
   Model model;
   model.loss = p.loss;
+  model.penalty = p.penalty;
   model.classes = summary.classes;
   model.n_features = summary.n_features;
   model.intercept_scaling = p.fit_intercept ? p.intercept_scaling : 0.0;

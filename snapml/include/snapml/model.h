@@ -14,12 +14,14 @@
 #include "snapml/csr_view.h"
 #include "snapml/dataset.h"
 #include "snapml/losses/dispatch.h"
+#include "snapml/penalty.h"
 
 namespace snapml {
 
 class Model {
  public:
   LossKind loss = LossKind::Logistic;
+  Penalty penalty = Penalty::L2;
   std::vector<double> classes;  // sorted; empty for regression
   std::int32_t n_features = 0;
   std::vector<double> coef;       // n_outputs() rows of n_features, row-major

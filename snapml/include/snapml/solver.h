@@ -15,14 +15,11 @@
 #include "snapml/chunk_source.h"
 #include "snapml/communicator.h"
 #include "snapml/losses/dispatch.h"
+#include "snapml/penalty.h"
 
 namespace snapml {
 
 struct EpochRecord;
-
-// The regulariser: L2, 0.5 ||w||^2 (the dual solvers), or L1, ||w||_1 (primal
-// coordinate descent, snapml/src/cd_l1_cpu.cpp; docs/algorithms.md "L1").
-enum class Penalty { L2, L1 };
 
 struct SolverParameters {
   LossKind loss = LossKind::Logistic;

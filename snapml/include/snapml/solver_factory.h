@@ -29,9 +29,8 @@ bool has_gpu_backend();
 
 // Penalty L2: the CPU SDCA solver, or with `use_gpu` the GPU solver on `device_ids`
 // (ignored without use_gpu, as Snap ML does). Penalty L1: the CPU primal coordinate
-// descent solver; with use_gpu Unsupported (the GPU solver is SDCA, L2 only). Penalty L1: the CPU coordinate descent
-// solver; with use_gpu throws Unsupported ("the L1 solver is CPU-only"). With use_gpu and no GPU backend throws
-// Unsupported: "this build of snapml has no CUDA backend; rebuild with
+// descent solver; with use_gpu throws Unsupported ("the L1 solver is CPU-only": the
+// GPU solver is SDCA, L2 only). With use_gpu and no GPU backend throws Unsupported: "this build of snapml has no CUDA backend; rebuild with
 // -DSNAPML_CUDA=ON (nvcc on the PATH)".
 std::unique_ptr<Solver> make_solver(const SolverParameters& parameters, bool use_gpu,
                                     const std::vector<int>& device_ids);

@@ -212,6 +212,58 @@ void write_text(const std::string& path, const std::string& text) {
   std::ofstream(path) << text;
 }
 
+// The penalty travels with the model through both formats, so an L1 model loaded
+// back is still known as one (LIBLINEAR: L1R_LR / L1R_L2LOSS_SVC).
+TEST(Model, PenaltyRoundTripsThroughBothFormats) {
+  const Dataset data = random_problem({});
+  for (LossKind loss : {LossKind::Logistic, LossKind::SquaredHinge}) {
+    TrainParameters p = quick();
+    p.loss = loss;
+    p.penalty = Penalty::L1;
+    const Model model = train(data, p).model;
+    EXPECT_EQ(model.penalty, Penalty::L1);
+    const std::string ours = scratch_dir() + "/l1.model";
+    const std::string theirs = scratch_dir() + "/l1.liblinear";
+    model.save(ours);
+    model.save_liblinear(theirs);
+    EXPECT_EQ(Model::load(ours).penalty, Penalty::L1);
+    const Model back = Model::load_liblinear(theirs);
+    EXPECT_EQ(back.penalty, Penalty::L1);
+    EXPECT_EQ(back.loss, loss);
+    std::ifstream in(theirs);
+    std::string first;
+    std::getline(in, first);
+    EXPECT_EQ(first, loss == LossKind::Logistic ? "solver_type L1R_LR" : "solver_type L1R_L2LOSS_SVC");
+  }
+}
+
+TEST(Model, LassoHasNoLiblinearSolverType) {
+  Model model = train(random_problem({}), quick()).model;
+  model.loss = LossKind::Squared;
+  model.penalty = Penalty::L1;
+  model.classes.clear();
+  model.class_weight.clear();
+  EXPECT_THROW(model.save_liblinear(scratch_dir() + "/lasso.liblinear"), InvalidArgument);
+}
+
+// Files written before the penalty line existed (format version 1) read as L2.
+TEST(Model, VersionOneFilesReadAsL2) {
+  const Model model = train(random_problem({}), quick()).model;
+  const std::string path = scratch_dir() + "/v2.model";
+  model.save(path);
+  std::ifstream in(path);
+  std::string text, line;
+  while (std::getline(in, line)) {
+    if (line.rfind("penalty ", 0) == 0) continue;
+    text += (line == "snapml-model 2" ? "snapml-model 1" : line) + "\n";
+  }
+  const std::string old = scratch_dir() + "/v1.model";
+  write_text(old, text);
+  const Model back = Model::load(old);
+  EXPECT_EQ(back.penalty, Penalty::L2);
+  EXPECT_EQ(back.coef, model.coef);
+}
+
 TEST(Model, MalformedFilesNameFileAndLine) {
   const Model model = train(random_problem({}), quick()).model;
   const std::string path = scratch_dir() + "/good.txt";
@@ -227,10 +279,10 @@ TEST(Model, MalformedFilesNameFileAndLine) {
     return bad;
   };
   try {
-    Model::load(with_line(2, "n_features twenty"));
+    Model::load(with_line(3, "n_features twenty"));
     FAIL() << "no error";
   } catch (const InputError& e) {
-    EXPECT_EQ(e.line(), 3);
+    EXPECT_EQ(e.line(), 4);
     EXPECT_EQ(e.column(), 12);
     EXPECT_NE(std::string(e.what()).find("bad.txt"), std::string::npos);
   }
