@@ -1,11 +1,13 @@
-// snap-convert: converts between svmlight text and the binary chunked format, and
-// summarises a dataset.
+// snap-convert: converts between svmlight text and the binary chunked format, reads
+// Criteo TSV (--from criteo, hashed as in snapml/datasets/criteo.h), and summarises a
+// dataset.
 //
 //   snap-convert [options] INPUT OUTPUT
 //   snap-convert --summary [options] INPUT
 //
 // Formats follow from the extension unless --from/--to say otherwise: `.snap` is
-// the binary chunked format, anything else svmlight (`.gz` included on input).
+// the binary chunked format, anything else svmlight (`.gz` included on input). Criteo
+// TSV is never inferred: it takes --from criteo (input only).
 // Exit codes: cli_common.h.
 #include <algorithm>
 #include <charconv>
@@ -21,6 +23,7 @@
 #include "snapml/chunk_source.h"
 #include "snapml/dataset.h"
 #include "snapml/datasets/binary_format.h"
+#include "snapml/datasets/criteo.h"
 #include "snapml/datasets/svmlight.h"
 #include "snapml/error.h"
 
@@ -39,6 +42,16 @@ struct Options {
   std::int64_t chunk_rows = 0;  // 0: the reader's default (svmlight) or the file's chunks (binary)
   int threads = 0;
   bool summary = false;
+  // --from criteo only.
+  int hash_bits = 20;
+  std::uint64_t seed = 0;
+  bool skip_bad_lines = false;
+};
+
+// Malformed Criteo lines dropped by the last read under --skip-bad-lines.
+struct Skipped {
+  std::int64_t lines = 0;
+  std::string first;
 };
 
 std::string format_of(const std::string& path, const std::string& forced) {
@@ -57,7 +70,19 @@ std::string shortest(double value) {
   return std::string(buffer, result.ptr);
 }
 
-Dataset read_any(const Options& o, const std::string& format) {
+Dataset read_any(const Options& o, const std::string& format, Skipped* skipped = nullptr) {
+  if (format == "criteo") {
+    datasets::CriteoOptions criteo;
+    criteo.hash_bits = o.hash_bits;
+    criteo.seed = o.seed;
+    criteo.skip_bad_lines = o.skip_bad_lines;
+    criteo.threads = o.threads;
+    if (o.chunk_rows) criteo.chunk_rows = o.chunk_rows;
+    datasets::CriteoData read = datasets::read_criteo(o.input, criteo);
+    if (skipped) *skipped = {read.skipped_lines, read.first_skipped};
+    if (o.n_features) read.dataset.set_n_features(o.n_features);
+    return std::move(read.dataset);
+  }
   if (format == "binary") {
     Dataset data = datasets::load_binary(o.input);
     if (o.n_features) data.set_n_features(o.n_features);
@@ -111,6 +136,12 @@ int print_summary(ChunkSource& source, const std::string& path, const std::strin
   return kExitOk;
 }
 
+void print_skipped(const Skipped& skipped) {
+  std::cout << "skipped " << skipped.lines << " bad line" << (skipped.lines == 1 ? "" : "s");
+  if (skipped.lines) std::cout << " (first: " << skipped.first << ")";
+  std::cout << "\n";
+}
+
 int summarize(const Options& o) {
   const std::string format = format_of(o.input, o.from);
   const Clock::time_point start = Clock::now();
@@ -120,7 +151,9 @@ int summarize(const Options& o) {
     datasets::MappedBinarySource source(o.input, open);
     return print_summary(source, o.input, format, seconds_since(start));
   }
-  const Dataset data = read_any(o, format);
+  Skipped skipped;
+  const Dataset data = read_any(o, format, &skipped);
+  if (o.skip_bad_lines) print_skipped(skipped);
   InMemorySource source(data);
   return print_summary(source, o.input, format, seconds_since(start));
 }
@@ -129,7 +162,8 @@ int convert(const Options& o) {
   const std::string from = format_of(o.input, o.from);
   const std::string to = format_of(o.output, o.to);
   const Clock::time_point start = Clock::now();
-  const Dataset data = read_any(o, from);
+  Skipped skipped;
+  const Dataset data = read_any(o, from, &skipped);
   const double read_seconds = seconds_since(start);
 
   const Clock::time_point write_start = Clock::now();
@@ -147,6 +181,10 @@ int convert(const Options& o) {
             << "): " << data.n_rows() << " rows, " << data.n_features() << " features, " << data.nnz()
             << " non-zeros; read " << std::setprecision(3) << read_seconds << " s, write "
             << seconds_since(write_start) << " s\n";
+  if (o.skip_bad_lines) {
+    std::cout << "snap-convert: ";
+    print_skipped(skipped);
+  }
   return kExitOk;
 }
 
@@ -155,14 +193,16 @@ int snap_convert(int argc, char** argv) {
   CLI::App app{"Converts datasets between svmlight text and the binary chunked format (.snap), "
                "or summarises one (--summary).",
                "snap-convert"};
-  app.add_option("INPUT", o.input, "input file (svmlight, .gz svmlight, or .snap)")->required();
+  app.add_option("INPUT", o.input, "input file (svmlight, .snap, or Criteo TSV with --from criteo; .gz text too)")
+      ->required();
   app.add_option("OUTPUT", o.output, "output file; .snap writes the binary format, anything else svmlight");
   app.add_flag("--summary", o.summary,
                "print rows, features, nnz, density, labels and their counts, chunks, bytes and load time; "
                "no OUTPUT");
-  const auto formats = CLI::IsMember({"svmlight", "binary"});
-  app.add_option("--from", o.from, "input format (default: binary for .snap, else svmlight)")->check(formats);
-  app.add_option("--to", o.to, "output format (default: binary for .snap, else svmlight)")->check(formats);
+  app.add_option("--from", o.from, "input format (default: binary for .snap, else svmlight; criteo: Criteo TSV)")
+      ->check(CLI::IsMember({"svmlight", "binary", "criteo"}));
+  app.add_option("--to", o.to, "output format (default: binary for .snap, else svmlight)")
+      ->check(CLI::IsMember({"svmlight", "binary"}));
   app.add_option("--zero-based", o.zero_based,
                  "svmlight input indices: auto-detected, zero-based (yes) or one-based (no); "
                  "svmlight output is zero-based only with yes")
@@ -174,8 +214,18 @@ int snap_convert(int argc, char** argv) {
                  "rows per chunk of the binary output (default: 65536 from svmlight, the input's chunks from binary)")
       ->check(CLI::PositiveNumber);
   app.add_option("--threads", o.threads, "parser threads (default 0: all)")->check(CLI::NonNegativeNumber);
+  auto* hash_bits = app.add_option("--hash-bits", o.hash_bits,
+                                   "--from criteo: categorical values hash into 2^BITS features (1..30)")
+                        ->check(CLI::Range(1, 30))
+                        ->capture_default_str();
+  auto* seed = app.add_option("--seed", o.seed, "--from criteo: seed of the categorical hash")->capture_default_str();
+  auto* skip = app.add_flag("--skip-bad-lines", o.skip_bad_lines,
+                            "--from criteo: drop malformed lines and print how many (default: the first one is an "
+                            "error, exit 2)");
   app.footer("Exit codes: 0 ok, 1 usage, 2 bad input, 3 I/O error.");
   parse_command_line(app, argc, argv);
+  for (const CLI::Option* criteo_only : {hash_bits, seed, skip})
+    require(o.from == "criteo" || criteo_only->count() == 0, criteo_only->get_name() + " needs --from criteo");
 
   if (o.summary) {
     require(o.output.empty(), "--summary takes no OUTPUT (got " + o.output + ")");

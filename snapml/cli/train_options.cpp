@@ -1,0 +1,194 @@
+#include "train_options.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+
+#include "cli_common.h"
+#include "snapml/error.h"
+
+namespace snapml::cli {
+namespace {
+
+// LIBLINEAR's -s solver types that snapml trains, by the loss they minimise. The
+// primal and dual variants (0/7, 1/2, 11/12) reach the same optimum, which
+// snapml finds by SDCA whichever number is given; 5 and 6 are L1-regularised
+// (primal coordinate descent, is_l1_solver_type).
+LossKind loss_of_solver_type(int type) {
+  switch (type) {
+    case 0: case 7: case 6: return LossKind::Logistic;
+    case 1: case 2: case 5: return LossKind::SquaredHinge;
+    case 3: return LossKind::Hinge;
+    case 11: case 12: return LossKind::Squared;
+    case 4:
+      throw Unsupported("solver type 4 (Crammer and Singer multi-class SVM) is not available in snapml; "
+                        "use -s 3 or -s 1 (one-vs-rest linear SVM)");
+    case 13:
+      throw Unsupported("solver type 13 (L1-loss support vector regression) is not available in snapml; "
+                        "use -s 11 or -s 12 (L2-loss support vector regression)");
+    default:
+      throw InvalidArgument("unknown solver type " + std::to_string(type) + "; run with --help for the list");
+  }
+}
+
+bool is_l1_solver_type(int type) { return type == 5 || type == 6; }
+
+// "LABEL:WEIGHT" from --weight (or a rewritten -wLABEL WEIGHT).
+std::pair<double, double> parse_class_weight(const std::string& text) {
+  const std::size_t colon = text.rfind(':');
+  auto number = [&](const std::string& part, const char* what) {
+    char* end = nullptr;
+    errno = 0;
+    const double value = std::strtod(part.c_str(), &end);
+    require(!part.empty() && end == part.c_str() + part.size() && errno == 0,
+            std::string("-w") + (colon == std::string::npos ? text : text.substr(0, colon)) + ": " + what +
+                " '" + part + "' is not a number; write -wLABEL WEIGHT, e.g. -w1 2 -w-1 0.5");
+    return value;
+  };
+  require(colon != std::string::npos, "--weight expects LABEL:WEIGHT, got '" + text + "'");
+  return {number(text.substr(0, colon), "label"), number(text.substr(colon + 1), "weight")};
+}
+
+}  // namespace
+
+std::vector<std::string> rewrite_class_weights(int argc, char** argv) {
+  std::vector<std::string> args;
+  for (int i = 0; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (i > 0 && arg.size() > 2 && arg.compare(0, 2, "-w") == 0) {
+      const bool has_weight = i + 1 < argc;
+      args.push_back("--weight");
+      args.push_back(arg.substr(2) + ":" + (has_weight ? argv[++i] : ""));
+    } else {
+      args.push_back(arg);
+    }
+  }
+  return args;
+}
+
+TrainOptions parse_train_options(int argc, char** argv) {
+  TrainOptions o;
+  TrainParameters& p = o.parameters;
+  p.fit_intercept = false;  // LIBLINEAR's default -B -1: no bias
+  int solver_type = 1;      // LIBLINEAR's default -s 1
+  std::string loss_name_option;
+  double bias = -1.0;
+  double epsilon = 0.1;  // LIBLINEAR's -p default
+  std::vector<std::string> weights;
+  std::string class_weight;
+  std::string format = "auto";
+  std::string model_format = "snapml";
+  std::string max_memory, max_gpu_memory;
+
+  CLI::App app{"Trains a linear model by SDCA (stochastic dual coordinate ascent; L1: primal coordinate "
+               "descent), as LIBLINEAR's train does; LIBLINEAR's option letters mean the same here.",
+               "snap-train"};
+  app.add_option("training_file", o.training_file, "training data (svmlight text, .gz, or .snap binary)")
+      ->required();
+  app.add_option("model_file", o.model_file,
+                 "where to save the model (default: the training file's name + .model, in the current directory)");
+
+  auto* type_option = app.add_option(
+      "-s", solver_type,
+      "LIBLINEAR solver type (default 1): 0, 7 L2 logistic regression; 1, 2 L2-loss (squared hinge) SVM; "
+      "3 L1-loss (hinge) SVM; 11, 12 L2-loss support vector regression; 5 L1-regularised L2-loss SVM, "
+      "6 L1-regularised logistic regression. 4 and 13 are not available");
+  auto* loss_option = app.add_option("--loss", loss_name_option, "the loss by name instead of -s")
+                          ->check(CLI::IsMember({"logistic", "hinge", "squared_hinge", "squared"}))
+                          ->excludes(type_option);
+  std::string penalty_name = "l2";
+  auto* penalty_option =
+      app.add_option("--penalty", penalty_name,
+                     "l2 (default) or l1 (with --loss logistic, squared_hinge or squared: the lasso); -s 5 and "
+                     "-s 6 imply l1")
+          ->check(CLI::IsMember({"l1", "l2"}));
+  app.add_option("-c", p.C, "cost C, the inverse of the regularisation strength (default 1)")
+      ->check(CLI::PositiveNumber);
+  auto* epsilon_option =
+      app.add_option("-p", epsilon, "epsilon of the regression loss's insensitive zone (default 0.1)")
+          ->check(CLI::NonNegativeNumber);
+  app.add_option("-e,--tol", p.tol,
+                 "stop when the duality gap P(w) - D(alpha) <= tol * P(w) (default 0.001); not LIBLINEAR's "
+                 "per-solver criterion. L1 (-s 5, 6): when the summed minimum-norm sub-gradient is <= tol "
+                 "times the first epoch's, LIBLINEAR's rule")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--max-iter", p.max_iter, "most epochs per problem (default 1000)")->check(CLI::PositiveNumber);
+  app.add_option("-B", bias,
+                 "bias: > 0 adds a constant feature of this value (the intercept); <= 0 none (default -1)");
+  app.add_option("--weight", weights,
+                 "LABEL:WEIGHT, multiplies C for that class; LIBLINEAR's -wLABEL WEIGHT (e.g. -w1 2 -w-1 0.5) "
+                 "is the same")
+      ->allow_extra_args(false);  // one LABEL:WEIGHT per --weight, never the training file
+  auto* balanced_option = app.add_option("--class-weight", class_weight,
+                                         "balanced: weigh each class by n_rows / (n_classes * its rows)")
+                              ->check(CLI::IsMember({"balanced"}));
+  auto* folds_option =
+      app.add_option("-v", o.folds, "n-fold cross validation: print its accuracy (or MSE); saves no model")
+          ->check(CLI::Range(2, 1 << 30));
+  app.add_option("-n,--threads", p.threads, "CPU threads (default 0: all)")->check(CLI::NonNegativeNumber);
+  app.add_option("--seed", p.seed, "seed of the row order in SDCA and of the cross-validation folds (default 0)");
+  app.add_flag("-q", o.quiet, "quiet: no progress line, summary or warnings");
+  auto* test_option = app.add_option("--test", o.test_file,
+                                     "after training, report accuracy, log loss (logistic) and AUC (two classes), "
+                                     "or MSE and R2 (regression) on this file");
+  auto* history_option = app.add_option(
+      "--history", o.history_file,
+      "write a CSV row per epoch: problem, class, epoch, seconds, primal, dual, gap, relative_gap");
+  app.add_option("--format", format, "input format of the training and test files (default auto: binary for "
+                                     ".snap or the binary magic, else svmlight)")
+      ->check(CLI::IsMember({"auto", "svmlight", "binary"}));
+  auto* model_format_option =
+      app.add_option("--model-format", model_format,
+                     "snapml (default) or liblinear (LIBLINEAR's text format, which liblinear-predict reads)")
+          ->check(CLI::IsMember({"snapml", "liblinear"}));
+  auto* gpu_option = app.add_flag("--gpu", p.use_gpu, "train on a GPU; fails when none can be used");
+  app.add_option("--devices", p.device_ids, "GPU device ids, comma-separated (default 0); needs --gpu")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->check(CLI::NonNegativeNumber)
+      ->needs(gpu_option);
+  auto* max_memory_option = app.add_option("--max-memory", max_memory, "not available yet (out-of-core training)");
+  auto* max_gpu_memory_option =
+      app.add_option("--max-gpu-memory", max_gpu_memory, "not available yet (out-of-core GPU training)");
+  folds_option->excludes(test_option)->excludes(history_option)->excludes(model_format_option);
+  app.footer("Exit codes: 0 ok, 1 usage, 2 bad input, 3 I/O error. docs/cli.md has the details.");
+
+  const std::vector<std::string> args = rewrite_class_weights(argc, argv);
+  std::vector<char*> pointers;
+  for (const std::string& arg : args) pointers.push_back(const_cast<char*>(arg.c_str()));
+  parse_command_line(app, static_cast<int>(pointers.size()), pointers.data());
+
+  for (const auto* option : {max_memory_option, max_gpu_memory_option})
+    if (option->count() > 0)
+      throw Unsupported(option->get_name() + ": out-of-core training is not available yet in snap-train; "
+                        "drop the option to train with the data in memory");
+
+  p.loss = loss_option->count() > 0 ? loss_from_name(loss_name_option) : loss_of_solver_type(solver_type);
+  if (loss_option->count() == 0 && type_option->count() > 0 && penalty_option->count() > 0)
+    require(is_l1_solver_type(solver_type) == (penalty_name == "l1"),
+            "-s " + std::to_string(solver_type) + " is " + (is_l1_solver_type(solver_type) ? "L1" : "L2") +
+                "-regularised but --penalty says " + penalty_name +
+                "; drop --penalty, or use -s 5 / -s 6 (L1) or --loss NAME --penalty l1");
+  // --penalty alone keeps the default loss (-s 1's squared hinge; with l1 that is -s 5).
+  const bool l1 = penalty_option->count() > 0 ? penalty_name == "l1" : is_l1_solver_type(solver_type);
+  p.penalty = l1 ? Penalty::L1 : Penalty::L2;
+  if (is_classification(p.loss)) {
+    require(epsilon_option->count() == 0,
+            "-p sets the insensitive zone of regression (-s 11, 12, --loss squared); this is a classifier");
+  } else {
+    p.epsilon = epsilon;
+  }
+  p.fit_intercept = bias > 0.0;
+  if (p.fit_intercept) p.intercept_scaling = bias;
+  for (const std::string& weight : weights) p.class_weight.insert(parse_class_weight(weight));
+  p.balanced_class_weight = balanced_option->count() > 0;
+  o.format = data_format_from_name(format);
+  o.liblinear_model = model_format == "liblinear";
+  if (o.folds > 0)
+    require(o.model_file.empty(), "-v cross-validates and saves no model; drop model_file " + o.model_file);
+  if (o.model_file.empty())
+    o.model_file = std::filesystem::path(o.training_file).filename().string() + ".model";
+  return o;
+}
+
+}  // namespace snapml::cli

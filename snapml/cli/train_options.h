@@ -1,0 +1,37 @@
+// snap-train's command line: LIBLINEAR's `train` options plus snapml's long ones,
+// parsed into TrainParameters and what the tool itself does (files, reports).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "input_files.h"
+#include "snapml/train.h"
+
+namespace snapml::cli {
+
+struct TrainOptions {
+  TrainParameters parameters;
+  std::string training_file;
+  std::string model_file;  // default: the training file's name + ".model", in the current directory
+  std::string test_file;     // --test: "" for none
+  std::string history_file;  // --history: "" for none
+  DataFormat format = DataFormat::Auto;
+  bool liblinear_model = false;  // --model-format liblinear
+  int folds = 0;                 // -v: 0 trains and saves a model
+  bool quiet = false;
+};
+
+// LIBLINEAR writes a class weight as `-wLABEL WEIGHT` (`-w1 2 -w-1 0.5`), an option
+// whose name carries a number, which CLI11 cannot declare. Each such pair becomes
+// `--weight LABEL:WEIGHT` before parsing; everything else passes unchanged. A
+// trailing `-wLABEL` with no weight becomes `--weight LABEL:`, which the parser
+// then rejects naming the label.
+std::vector<std::string> rewrite_class_weights(int argc, char** argv);
+
+// Parses and checks the command line. --help prints the help and throws Exit{0};
+// a bad option throws Exit{1} (CLI11's message printed) or InvalidArgument /
+// Unsupported (mapped to exit 1 by run_tool) with a message that names the fix.
+TrainOptions parse_train_options(int argc, char** argv);
+
+}  // namespace snapml::cli

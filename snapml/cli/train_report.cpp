@@ -1,0 +1,157 @@
+#include "train_report.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <iostream>
+
+#include "output_files.h"
+#include "snapml/metrics.h"
+#include "text_format.h"
+
+namespace snapml::cli {
+namespace {
+
+// The shortest decimal that reads back to the same double: the history keeps
+// every digit the solver produced.
+void append_exact(std::string& out, double value) {
+  char buffer[32];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  out.append(buffer, result.ptr);
+}
+
+// The class problem k separates from the rest: binary models score classes[1].
+std::string problem_class(const Model& model, std::size_t problem) {
+  if (!model.is_classifier()) return "";
+  const double label = model.n_outputs() == 1 ? model.classes[1] : model.classes[problem];
+  std::string text;
+  append_exact(text, label);
+  return text;
+}
+
+}  // namespace
+
+ProgressLine::ProgressLine(bool enabled) : active_(enabled && isatty(STDERR_FILENO) == 1) {}
+
+void ProgressLine::set_stage(const std::string& stage) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  stage_ = stage.empty() ? "" : stage + "  ";
+}
+
+void ProgressLine::update(int problem, const EpochRecord& record) {
+  if (!active_) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  const Clock::time_point now = Clock::now();
+  if (now - last_draw_ < std::chrono::milliseconds(100)) return;
+  last_draw_ = now;
+  const double relative = record.primal > 0.0 ? record.gap / record.primal : 0.0;
+  const std::string line =
+      stage_ + printf_string("problem %d  epoch %d  relative gap %.3e  %.1f s", problem + 1, record.epoch,
+                             relative, std::chrono::duration<double>(now - start_).count());
+  // Pad with blanks over the end of a longer previous line.
+  std::cerr << '\r' << line << std::string(drawn_width_ > line.size() ? drawn_width_ - line.size() : 0, ' ')
+            << std::flush;
+  drawn_width_ = std::max(drawn_width_, line.size());
+}
+
+void ProgressLine::clear() {
+  if (!active_) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (drawn_width_ == 0) return;
+  std::cerr << '\r' << std::string(drawn_width_, ' ') << '\r' << std::flush;
+  drawn_width_ = 0;
+}
+
+double relative_gap(const FitResult& fit) {
+  if (fit.history.empty()) return 0.0;
+  const EpochRecord& last = fit.history.back();
+  return last.primal > 0.0 ? last.gap / last.primal : 0.0;
+}
+
+void print_summary(const TrainResult& result, const TrainParameters& parameters, double seconds,
+                   const std::string& saved_to, std::ostream& out, std::ostream& warnings) {
+  int most_epochs = 0;
+  double largest_gap = 0.0;
+  std::size_t unconverged = 0;
+  for (const FitResult& fit : result.fits) {
+    most_epochs = std::max(most_epochs, fit.epochs);
+    largest_gap = std::max(largest_gap, relative_gap(fit));
+    unconverged += fit.converged ? 0 : 1;
+  }
+  const std::size_t problems = result.fits.size();
+  // L1 stops on LIBLINEAR's sub-gradient rule, not on the gap (which it reports).
+  const bool l1 = parameters.penalty == Penalty::L1;
+  const char* relation = l1 ? (unconverged == 0 ? "(sub-gradient rule met at" : "(sub-gradient rule not met at")
+                            : (unconverged == 0 ? "<=" : ">");
+  const char* close = l1 ? ")" : "";
+  if (problems == 1)
+    out << printf_string("snap-train: %d epochs, relative duality gap %.3g %s tol %g%s, %.3g s", most_epochs,
+                         largest_gap, relation, parameters.tol, close, seconds);
+  else
+    out << printf_string("snap-train: %zu problems (one-vs-rest), at most %d epochs, largest relative duality gap "
+                         "%.3g %s tol %g%s, %.3g s",
+                         problems, most_epochs, largest_gap, relation, parameters.tol, close, seconds);
+  out << "; model saved to " << saved_to << "\n";
+  if (unconverged > 0)
+    warnings << "snap-train: warning: " << unconverged << " of " << problems << " problem"
+             << (problems == 1 ? "" : "s") << " stopped at --max-iter " << parameters.max_iter << " epochs before "
+             << (l1 ? "the sub-gradient rule" : "the duality gap") << " met --tol; raise --max-iter or -e\n";
+}
+
+void write_history(const std::string& path, const TrainResult& result) {
+  OutputFile file(path);
+  file.write("problem,class,epoch,seconds,primal,dual,gap,relative_gap\n");
+  std::string row;
+  for (std::size_t k = 0; k < result.fits.size(); ++k) {
+    const std::string label = problem_class(result.model, k);
+    for (const EpochRecord& record : result.fits[k].history) {
+      row = std::to_string(k) + ',' + label + ',' + std::to_string(record.epoch) + ',';
+      for (double value : {record.seconds, record.primal, record.dual, record.gap}) {
+        append_exact(row, value);
+        row += ',';
+      }
+      append_exact(row, record.primal > 0.0 ? record.gap / record.primal : 0.0);
+      row += '\n';
+      file.write(row);
+    }
+  }
+  file.commit();
+}
+
+void report_test(const Model& model, const Dataset& test, int threads, std::ostream& out) {
+  const std::vector<double> truth = test.labels();
+  const std::vector<double> predicted = model.predict(test, threads);
+  const std::size_t n = truth.size();
+  if (!model.is_classifier()) {
+    out << printf_string("Test mean squared error = %g\n", mean_squared_error(truth.data(), predicted.data(), n));
+    out << printf_string("Test R2 = %g\n", r2_score(truth.data(), predicted.data(), n));
+    out << printf_string("Test squared correlation coefficient = %g\n",
+                         squared_correlation(truth.data(), predicted.data(), n));
+    return;
+  }
+  const std::size_t correct = correct_count(truth.data(), predicted.data(), n);
+  out << printf_string("Test accuracy = %g%% (%zu/%zu)\n", 100.0 * static_cast<double>(correct) / static_cast<double>(n),
+                       correct, n);
+  // Log loss needs every test label among the model's classes; AUC needs both
+  // classes in the test set. Otherwise the metric is undefined and left out.
+  const bool known_labels = std::all_of(truth.begin(), truth.end(), [&](double label) {
+    return std::binary_search(model.classes.begin(), model.classes.end(), label);
+  });
+  if (model.loss == LossKind::Logistic && known_labels) {
+    const std::vector<double> probabilities = model.predict_proba(test, threads);
+    out << printf_string("Test log loss = %g\n", log_loss(truth.data(), probabilities.data(), n,
+                                                          model.classes.data(), model.classes.size()));
+  }
+  if (model.n_outputs() == 1) {
+    const double positive = model.classes[1];
+    const bool both = std::any_of(truth.begin(), truth.end(), [&](double y) { return y == positive; }) &&
+                      std::any_of(truth.begin(), truth.end(), [&](double y) { return y != positive; });
+    if (both) {
+      const std::vector<double> scores = model.decision_function(test, threads);
+      out << printf_string("Test AUC = %g\n", roc_auc(truth.data(), scores.data(), n, positive));
+    }
+  }
+}
+
+}  // namespace snapml::cli
