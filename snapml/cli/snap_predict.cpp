@@ -13,7 +13,7 @@
 
 #include "cli_common.h"
 #include "input_files.h"
-#include "output_files.h"
+#include "snapml/atomic_file.h"
 #include "snapml/error.h"
 #include "snapml/metrics.h"
 #include "text_format.h"
@@ -31,12 +31,12 @@ struct Options {
   int threads = 0;
 };
 
-// Output goes out in blocks of about this many bytes through OutputFile, which
+// Output goes out in blocks of about this many bytes through AtomicFile, which
 // throws on a failed write (disk full) and makes a regular file appear only
 // complete.
 constexpr std::size_t kBlockBytes = 1 << 20;
 
-void write_labels(OutputFile& file, const std::vector<double>& predicted) {
+void write_labels(AtomicFile& file, const std::vector<double>& predicted) {
   std::string block;
   for (double label : predicted) {
     block += printf_string("%.17g\n", label);
@@ -50,7 +50,7 @@ void write_labels(OutputFile& file, const std::vector<double>& predicted) {
 
 // LIBLINEAR's -b 1 layout: "labels l_1 .. l_K", then per row the predicted label
 // and the probability of each class in that order.
-void write_probabilities(OutputFile& file, const ModelFile& loaded, const Dataset& test,
+void write_probabilities(AtomicFile& file, const ModelFile& loaded, const Dataset& test,
                          const std::vector<double>& predicted, int threads) {
   const Model& model = loaded.model;
   const std::vector<double> probabilities = model.predict_proba(test, threads);
@@ -122,7 +122,7 @@ int snap_predict(int argc, char** argv) {
   const Dataset test = read_dataset(o.test_file, data_format_from_name(o.format), o.threads);
   const std::vector<double> predicted = model.predict(test, o.threads);
 
-  OutputFile file(o.output_file);
+  AtomicFile file(o.output_file);
   if (o.probability == 1)
     write_probabilities(file, loaded, test, predicted, o.threads);
   else

@@ -11,7 +11,6 @@
 #include "cli_common.h"
 #include "cross_validation.h"
 #include "input_files.h"
-#include "output_files.h"
 #include "snapml/error.h"
 #include "snapml/metrics.h"
 #include "snapml/train.h"
@@ -46,7 +45,6 @@ int cross_validate(const TrainOptions& o, const Dataset& data, ProgressLine& pro
 
 int snap_train(int argc, char** argv) {
   TrainOptions o = parse_train_options(argc, argv);
-  if (o.folds == 0) require_regular_output(o.model_file, "model_file");
   const Dataset data = read_dataset(o.training_file, o.format, o.parameters.threads);
   ProgressLine progress(!o.quiet);
   if (progress.active())

@@ -6,7 +6,7 @@
 #include <charconv>
 #include <iostream>
 
-#include "output_files.h"
+#include "snapml/atomic_file.h"
 #include "snapml/metrics.h"
 #include "text_format.h"
 
@@ -100,7 +100,7 @@ void print_summary(const TrainResult& result, const TrainParameters& parameters,
 }
 
 void write_history(const std::string& path, const TrainResult& result) {
-  OutputFile file(path);
+  AtomicFile file(path);
   file.write("problem,class,epoch,seconds,primal,dual,gap,relative_gap\n");
   std::string row;
   for (std::size_t k = 0; k < result.fits.size(); ++k) {

@@ -20,6 +20,13 @@ std::string directory_of(const std::string& path) {
 }  // namespace
 
 AtomicFile::AtomicFile(std::string target_path) : target_(std::move(target_path)) {
+  struct stat status {};
+  if (::stat(target_.c_str(), &status) == 0 && !S_ISREG(status.st_mode)) {
+    file_ = std::fopen(target_.c_str(), "wb");
+    if (!file_) throw IoError("cannot open " + target_ + " for writing: " + errno_message());
+    in_place_ = true;
+    return;
+  }
   std::string pattern = target_ + ".tmp-XXXXXX";
   std::vector<char> name(pattern.begin(), pattern.end());
   name.push_back('\0');
@@ -36,7 +43,7 @@ AtomicFile::AtomicFile(std::string target_path) : target_(std::move(target_path)
 
 AtomicFile::~AtomicFile() {
   if (file_) std::fclose(file_);
-  if (!committed_) std::remove(temporary_.c_str());
+  if (!committed_ && !in_place_) std::remove(temporary_.c_str());
 }
 
 void AtomicFile::write(const void* data, std::size_t bytes) {
@@ -47,6 +54,13 @@ void AtomicFile::write(const void* data, std::size_t bytes) {
 void AtomicFile::commit() {
   if (std::fflush(file_) != 0 || std::ferror(file_))
     throw IoError("cannot write " + target_ + ": " + errno_message());
+  if (in_place_) {
+    const int closed = std::fclose(file_);
+    file_ = nullptr;
+    if (closed != 0) throw IoError("cannot write " + target_ + ": " + errno_message());
+    committed_ = true;
+    return;
+  }
   if (::fsync(fileno(file_)) != 0) throw IoError("cannot sync " + target_ + ": " + errno_message());
   int closed = std::fclose(file_);
   file_ = nullptr;

@@ -4,7 +4,12 @@
 // renames it over the target (rename(2) is atomic within a file system), then
 // fsyncs the directory. Destroyed without commit(), the temporary file is
 // removed and the target is untouched. Every writer of the project (svmlight,
-// binary format, models) goes through this one class.
+// binary format, models, predictions) goes through this one class.
+//
+// A target that exists and is not a regular file (/dev/stdout, /dev/null, a FIFO)
+// is written in place instead: renaming over it would replace the device node
+// itself, which as root breaks it for every program on the machine. There is no
+// partial-file hazard to guard against for a stream.
 #pragma once
 
 #include <cstddef>
@@ -33,6 +38,7 @@ class AtomicFile {
   std::string target_;
   std::string temporary_;
   std::FILE* file_ = nullptr;
+  bool in_place_ = false;  // a device or pipe, written directly
   bool committed_ = false;
 };
 

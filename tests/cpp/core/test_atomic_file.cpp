@@ -45,6 +45,17 @@ TEST(AtomicFile, AbandonedWriteLeavesTargetAndNoTemporary) {
   EXPECT_EQ(files, 1);
 }
 
+// A device is written in place, never renamed over: /dev/null stays a device.
+TEST(AtomicFile, DevicesAreWrittenInPlace) {
+  {
+    AtomicFile f("/dev/null");
+    f.write("discarded");
+    f.commit();
+  }
+  EXPECT_FALSE(std::filesystem::is_regular_file("/dev/null"));
+  EXPECT_TRUE(std::filesystem::is_character_file("/dev/null"));
+}
+
 TEST(AtomicFile, UnwritableDirectoryIsAnIoError) {
   EXPECT_THROW(AtomicFile("/nonexistent-dir-snapml/x"), IoError);
 }
