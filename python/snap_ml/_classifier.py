@@ -1,0 +1,127 @@
+"""Classification on top of ``SnapLinearModel``: labels of any type (numbers,
+strings) mapped to ``classes_``, class weights, binary and one-vs-rest problems,
+``decision_function`` and ``predict``."""
+
+import numpy as np
+from sklearn.base import ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+
+from ._base import SnapLinearModel
+
+
+def class_weight_map(class_weight, classes):
+    """scikit-learn's ``class_weight`` as the core's (dict of class index -> weight, balanced).
+
+    Parameters
+    ----------
+    class_weight : dict, "balanced" or None
+    classes : ndarray
+        The sorted distinct labels (``classes_``).
+
+    Returns
+    -------
+    weights : dict of {float: float}
+    balanced : bool
+    """
+    if class_weight is None:
+        return {}, False
+    if isinstance(class_weight, str):
+        if class_weight != "balanced":
+            raise ValueError(f"class_weight must be a dict, 'balanced' or None, got {class_weight!r}")
+        return {}, True
+    if not isinstance(class_weight, dict):
+        raise ValueError(f"class_weight must be a dict, 'balanced' or None, got {class_weight!r}")
+    weights = {}
+    for label, weight in class_weight.items():
+        position = np.flatnonzero(classes == label)
+        if position.size == 0:
+            raise ValueError(
+                f"class_weight names the class {label!r}, which is not in the training labels "
+                f"{list(classes)}; use labels from y"
+            )
+        weight = float(weight)
+        if not np.isfinite(weight) or weight < 0:
+            raise ValueError(f"class_weight[{label!r}] must be a finite number >= 0, got {weight!r}")
+        weights[float(position[0])] = weight
+    return weights, False
+
+
+class SnapClassifier(ClassifierMixin, SnapLinearModel):
+    """Base of the snap_ml classifiers; not meant to be used directly."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = True
+        return tags
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model by SDCA on (X, y).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data: numpy (float32/float64, C or F order, memmaps) or scipy
+            CSR/CSC/COO. CSR with int64 indptr, int32 indices and float32 data is
+            used in place; anything else is converted once.
+        y : array-like of shape (n_samples,)
+            Class labels of any type scikit-learn accepts (numbers, strings);
+            two labels make a binary problem, more make one-vs-rest problems.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights >= 0 multiplying C.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        X, y = self._validate_X_y(X, y, y_numeric=False)
+        check_classification_targets(y)
+        classes, labels = np.unique(y, return_inverse=True)
+        if classes.size < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs samples of at least 2 classes, but the data "
+                f"contains only one class: {classes[0]!r}; pass labels of two or more classes"
+            )
+        weights, balanced = class_weight_map(self.class_weight, classes)
+        n_outputs = 1 if classes.size == 2 else classes.size
+        warm = None
+        if hasattr(self, "classes_") and np.array_equal(self.classes_, classes):
+            warm = self._warm_model(n_outputs, X.shape[1], classes)
+        model = self._train(X, labels.astype(np.float64), sample_weight, warm, weights, balanced)
+        self.classes_ = classes
+        self.coef_ = model.coef
+        self.intercept_ = model.intercept
+        self.n_iter_ = self._n_iter
+        return self
+
+    def decision_function(self, X):
+        """Confidence scores w.x + b.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) for two classes (positive: ``classes_[1]``),
+        else (n_samples, n_classes)
+        """
+        scores = self._scores(X)
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """Class labels: ``classes_[1]`` where the score is > 0 (binary), else the
+        class of the largest score (one-vs-rest).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(np.intp)]
+        return self.classes_[np.argmax(scores, axis=1)]

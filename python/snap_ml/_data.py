@@ -1,0 +1,115 @@
+"""Validated input -> the core's data view (``_core.CsrData``).
+
+The core reads CSR with int64 row offsets, int32 column indices and float32
+values. A scipy CSR matrix that already has those dtypes is viewed in place (no
+copy); anything else is converted once: other index or value dtypes array by
+array, CSC/COO to CSR, dense arrays straight to CSR arrays without a dense float32
+intermediate.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+from . import _core
+
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def _check_float32_range(values, what="X"):
+    """Raise ValueError when float64 values overflow float32 (they would become inf)."""
+    if values.dtype == np.float32 or values.size == 0:
+        return
+    largest = np.max(np.abs(values))
+    if largest > _FLOAT32_MAX:
+        raise ValueError(
+            f"{what} has values up to {largest:.3g}, beyond float32's range "
+            f"({_FLOAT32_MAX:.3g}) in which the core stores features; scale the features "
+            "(for example with sklearn.preprocessing.MaxAbsScaler) before fitting"
+        )
+
+
+def _dense_to_csr_arrays(X):
+    """CSR arrays (indptr int64, indices int32, data float32) of a dense 2-D array."""
+    nonzero = X != 0
+    counts = np.count_nonzero(nonzero, axis=1)
+    indptr = np.zeros(X.shape[0] + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    rows, columns = np.nonzero(nonzero)
+    del rows  # np.nonzero walks rows in order, so columns are already CSR-ordered
+    return indptr, columns.astype(np.int32), X[nonzero].astype(np.float32)
+
+
+def csr_arrays(X):
+    """The (indptr, indices, data) arrays of a validated 2-D array or sparse matrix.
+
+    Parameters
+    ----------
+    X : ndarray or scipy sparse matrix/array of shape (n_samples, n_features)
+        Already validated (finite, numeric, 2-D).
+
+    Returns
+    -------
+    indptr, indices, data : ndarray
+        The CSR arrays; shared with ``X`` when ``X`` is CSR with the core's dtypes
+        (the C++ side converts the others, once).
+    """
+    if sp.issparse(X):
+        if X.format != "csr":
+            X = X.tocsr()
+        if not X.has_canonical_format:
+            X = X.copy()
+            X.sum_duplicates()
+        _check_float32_range(X.data)
+        return X.indptr, X.indices, X.data
+    X = np.asarray(X)
+    _check_float32_range(X)
+    return _dense_to_csr_arrays(X)
+
+
+def to_core(X, labels=None, sample_weight=None):
+    """Wrap validated input as a ``_core.CsrData`` (labels float64, weights float32).
+
+    Parameters
+    ----------
+    X : ndarray or scipy sparse matrix of shape (n_samples, n_features)
+    labels : ndarray of shape (n_samples,), default=None
+        Regression targets, or class indices 0..K-1 for classification.
+    sample_weight : ndarray of shape (n_samples,), default=None
+
+    Returns
+    -------
+    _core.CsrData
+    """
+    indptr, indices, data = csr_arrays(X)
+    if labels is not None:
+        labels = np.ascontiguousarray(labels, dtype=np.float64)
+    if sample_weight is not None:
+        _check_float32_range(np.asarray(sample_weight), "sample_weight")
+        sample_weight = np.ascontiguousarray(sample_weight, dtype=np.float32)
+    return _core.CsrData(indptr, indices, data, X.shape[1], labels, sample_weight)
+
+
+def check_sample_weight(sample_weight, n_samples):
+    """Validate ``sample_weight``: None, a scalar, or one finite weight >= 0 per sample.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,), float64, or None
+    """
+    if sample_weight is None:
+        return None
+    if np.isscalar(sample_weight):
+        return np.full(n_samples, float(sample_weight))
+    weights = np.asarray(sample_weight, dtype=np.float64)
+    if weights.ndim != 1 or weights.shape[0] != n_samples:
+        raise ValueError(
+            f"sample_weight must have shape ({n_samples},), one weight per sample; "
+            f"got shape {weights.shape}"
+        )
+    if not np.all(np.isfinite(weights)):
+        raise ValueError("sample_weight has NaN or infinite entries; pass finite weights")
+    if np.any(weights < 0):
+        raise ValueError("sample_weight has negative entries; weights must be >= 0")
+    if n_samples and not np.any(weights):
+        raise ValueError("sample_weight is all zero; give at least one sample a non-zero weight")
+    return weights

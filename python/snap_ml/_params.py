@@ -1,0 +1,115 @@
+"""Hyper-parameter checks shared by every estimator.
+
+scikit-learn estimators store their keyword arguments untouched in ``__init__``
+and check them in ``fit``; these functions do the checking and turn the
+scikit-learn parameters into the core's. Every error is a ValueError that names
+the parameter, the value received and what to pass instead.
+"""
+
+import numbers
+import os
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+
+def _is_number(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def resolve_C(C, regularizer):
+    """The core's C from ``C`` or Snap ML's ``regularizer`` (= 1/C).
+
+    Parameters
+    ----------
+    C : float
+        scikit-learn's inverse regularisation strength, > 0.
+    regularizer : float or None
+        Snap ML's regularisation strength; when given it replaces ``C`` (which must
+        then keep its default 1.0).
+
+    Returns
+    -------
+    float
+    """
+    if regularizer is not None:
+        if not _is_number(regularizer) or not np.isfinite(regularizer) or regularizer <= 0:
+            raise ValueError(
+                f"regularizer must be a finite number > 0 (it is 1/C), got {regularizer!r}"
+            )
+        if C != 1.0:
+            raise ValueError(
+                f"pass either C or regularizer (= 1/C), not both; got C={C!r} and "
+                f"regularizer={regularizer!r}"
+            )
+        return 1.0 / float(regularizer)
+    if not _is_number(C) or not np.isfinite(C) or C <= 0:
+        raise ValueError(
+            f"C must be a finite number > 0 (smaller C: stronger regularisation), got {C!r}"
+        )
+    return float(C)
+
+
+def check_penalty(penalty):
+    """Accept ``"l2"`` (SDCA) or ``"l1"`` (primal coordinate descent, one CPU thread)."""
+    if penalty not in ("l1", "l2"):
+        raise ValueError(f"penalty must be 'l2' or 'l1', got {penalty!r}")
+
+
+def check_positive(name, value, integer=False):
+    """Raise ValueError unless ``value`` is a finite number > 0 (an integer if asked)."""
+    kind = numbers.Integral if integer else numbers.Real
+    if (
+        not isinstance(value, kind)
+        or isinstance(value, bool)
+        or not np.isfinite(value)
+        or value <= 0
+    ):
+        what = "an integer >= 1" if integer else "a finite number > 0"
+        raise ValueError(f"{name} must be {what}, got {value!r}")
+
+
+def resolve_threads(n_jobs):
+    """The core's thread count from scikit-learn's ``n_jobs``.
+
+    ``None`` means 1 (scikit-learn's convention), -1 every CPU, -2 all but one, and
+    so on (joblib's convention).
+    """
+    if n_jobs is None:
+        return 1
+    if not isinstance(n_jobs, numbers.Integral) or isinstance(n_jobs, bool) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be None, a positive integer or -1 (all CPUs), got {n_jobs!r}")
+    if n_jobs > 0:
+        return int(n_jobs)
+    return max(1, (os.cpu_count() or 1) + 1 + int(n_jobs))
+
+
+def resolve_seed(random_state):
+    """A 63-bit seed for the core's row permutations from ``random_state``."""
+    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+
+
+def check_device_options(use_gpu, device_ids, max_memory, max_gpu_memory):
+    """Validate the GPU and memory options; returns the device id list for the core.
+
+    ``max_memory`` and ``max_gpu_memory`` (out-of-core training under a memory
+    budget) are not implemented yet: setting them raises rather than being ignored.
+    """
+    if not isinstance(use_gpu, (bool, np.bool_)):
+        raise ValueError(f"use_gpu must be True or False, got {use_gpu!r}")
+    for name, value in (("max_memory", max_memory), ("max_gpu_memory", max_gpu_memory)):
+        if value is not None:
+            raise ValueError(
+                f"{name}={value!r}: out-of-core training under a memory budget is not "
+                f"implemented yet; leave {name}=None (the data must fit in memory)"
+            )
+    if device_ids is None:
+        ids = []
+    else:
+        ids = list(np.atleast_1d(device_ids))
+        if not all(isinstance(i, numbers.Integral) and i >= 0 for i in ids):
+            raise ValueError(f"device_ids must be a list of CUDA device numbers >= 0, got {device_ids!r}")
+        ids = [int(i) for i in ids]
+    if ids and not use_gpu:
+        raise ValueError(f"device_ids={device_ids!r} needs use_gpu=True; pass both, or neither")
+    return ids

@@ -1,0 +1,15 @@
+// The pieces of the extension module snap_ml._core, one per concept; module.cpp
+// calls each to register its part.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+namespace snapml::python {
+
+void bind_errors(pybind11::module_& m);    // errors.cpp: C++ exceptions -> Python
+void bind_data(pybind11::module_& m);      // data.cpp: numpy/scipy CSR -> CsrView
+void bind_training(pybind11::module_& m);  // training.cpp: train() without the GIL
+void bind_model(pybind11::module_& m);     // model.cpp: Model, its files
+void bind_datasets(pybind11::module_& m);  // datasets.cpp: svmlight and binary files
+
+}  // namespace snapml::python

@@ -1,0 +1,30 @@
+// The library's exceptions as Python ones: a bad argument or bad input is a
+// ValueError (scikit-learn's convention), an I/O failure an OSError, a backend
+// this build lacks (a GPU) a ValueError too, its message saying what to do.
+#include <pybind11/pybind11.h>
+
+#include "bindings.h"
+#include "snapml/error.h"
+
+namespace py = pybind11;
+
+namespace snapml::python {
+
+void bind_errors(py::module_& m) {
+  (void)m;
+  py::register_exception_translator([](std::exception_ptr failure) {
+    try {
+      if (failure) std::rethrow_exception(failure);
+    } catch (const InvalidArgument& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const InputError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const Unsupported& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const IoError& e) {
+      PyErr_SetString(PyExc_OSError, e.what());
+    }
+  });
+}
+
+}  // namespace snapml::python

@@ -1,0 +1,139 @@
+// train() from Python: parameters in, (model, per-problem fit results) out. The
+// data is a CsrData viewed in place (no copy); the GIL is released while the core
+// trains, and re-acquired once an epoch, briefly, to let Ctrl-C interrupt the fit
+// and to print the verbose progress line.
+#include <pybind11/functional.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <functional>
+#include <utility>
+#include <vector>
+
+#include "bindings.h"
+#include "data.h"
+#include "snapml/communicator.h"
+#include "snapml/error.h"
+#include "snapml/train.h"
+
+namespace py = pybind11;
+
+namespace snapml::python {
+namespace {
+
+// The whole CsrData as one chunk: what train() reads, with no copy.
+class ViewSource final : public ChunkSource {
+ public:
+  explicit ViewSource(const CsrView& view) : view_(view) {}
+  bool next(CsrView& chunk) override {
+    if (done_) return false;
+    chunk = view_;
+    done_ = true;
+    return true;
+  }
+  void reset() override { done_ = false; }
+  std::int32_t n_features() const override { return view_.n_features; }
+  std::int64_t n_rows() const override { return view_.n_rows; }
+  std::int64_t nnz() const override { return view_.nnz(); }
+  std::size_t n_chunks() const override { return 1; }
+
+ private:
+  CsrView view_;
+  bool done_ = false;
+};
+
+// Called after every epoch on the training thread (problems run one after another
+// in train(ChunkSource&, ...)), outside any parallel region: takes the GIL for a
+// moment, lets a pending Ctrl-C raise KeyboardInterrupt (the exception unwinds
+// train() and reaches Python), and prints the progress line when verbose.
+std::function<void(int, const EpochRecord&)> interruptible_progress(bool verbose) {
+  return [verbose](int problem, const EpochRecord& record) {
+    py::gil_scoped_acquire acquire;
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+    if (verbose)
+      py::print("problem", problem, "epoch", record.epoch, "primal", record.primal, "dual",
+                record.dual, "gap", record.gap, "seconds", record.seconds, py::arg("flush") = true);
+  };
+}
+
+Penalty penalty_from_name(const std::string& name) {
+  if (name == "l2") return Penalty::L2;
+  if (name == "l1") return Penalty::L1;
+  throw InvalidArgument("penalty must be \"l1\" or \"l2\", got \"" + name + "\"");
+}
+
+py::dict history_dict(const FitResult& fit) {
+  const auto n = static_cast<py::ssize_t>(fit.history.size());
+  py::array_t<std::int64_t> epoch(n);
+  py::array_t<double> seconds(n), primal(n), dual(n), gap(n);
+  for (py::ssize_t i = 0; i < n; ++i) {
+    const EpochRecord& r = fit.history[static_cast<std::size_t>(i)];
+    epoch.mutable_at(i) = r.epoch;
+    seconds.mutable_at(i) = r.seconds;
+    primal.mutable_at(i) = r.primal;
+    dual.mutable_at(i) = r.dual;
+    gap.mutable_at(i) = r.gap;
+  }
+  py::dict out;
+  out["epoch"] = epoch;
+  out["time"] = seconds;
+  out["primal"] = primal;
+  out["dual"] = dual;
+  out["gap"] = gap;
+  out["n_iter"] = fit.epochs;
+  out["converged"] = fit.converged;
+  return out;
+}
+
+py::tuple train_csr(const CsrData& x, const std::string& loss, const std::string& penalty, double C, double tol, int max_iter,
+                    bool fit_intercept, double intercept_scaling,
+                    const std::map<double, double>& class_weight, bool balanced, double epsilon,
+                    int threads, std::uint64_t seed, bool use_gpu, const std::vector<int>& device_ids,
+                    const Model* warm_start, bool verbose) {
+  require(x.view().labels != nullptr, "training needs labels");
+  TrainParameters parameters;
+  parameters.loss = loss_from_name(loss);
+  parameters.penalty = penalty_from_name(penalty);
+  parameters.C = C;
+  parameters.tol = tol;
+  parameters.max_iter = max_iter;
+  parameters.fit_intercept = fit_intercept;
+  parameters.intercept_scaling = intercept_scaling;
+  parameters.class_weight = class_weight;
+  parameters.balanced_class_weight = balanced;
+  parameters.epsilon = epsilon;
+  parameters.threads = threads;
+  parameters.seed = seed;
+  parameters.use_gpu = use_gpu;
+  parameters.device_ids = device_ids;
+  parameters.warm_start = warm_start;
+  parameters.on_epoch = interruptible_progress(verbose);
+
+  TrainResult result;
+  {
+    py::gil_scoped_release release;
+    ViewSource source(x.view());
+    LocalCommunicator communicator;
+    result = train(source, communicator, parameters);
+  }
+  py::list fits;
+  for (const FitResult& fit : result.fits) fits.append(history_dict(fit));
+  return py::make_tuple(std::move(result.model), fits);
+}
+
+}  // namespace
+
+void bind_training(py::module_& m) {
+  m.def("train", &train_csr,
+        "Trains on a CsrData with labels; returns (Model, [history dict per problem])",
+        py::arg("x"), py::arg("loss"), py::arg("penalty"), py::arg("C"), py::arg("tol"), py::arg("max_iter"),
+        py::arg("fit_intercept"), py::arg("intercept_scaling"), py::arg("class_weight"),
+        py::arg("balanced"), py::arg("epsilon"), py::arg("threads"), py::arg("seed"),
+        py::arg("use_gpu"), py::arg("device_ids"), py::arg("warm_start"), py::arg("verbose"));
+}
+
+}  // namespace snapml::python

@@ -1,0 +1,191 @@
+"""What fit accepts (numpy, scipy formats, memmaps, string labels), what it shares
+without a copy, and the errors for bad input and bad parameters."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import make_classification
+
+from snap_ml import LinearRegression, LogisticRegression, SupportVectorMachine
+from snap_ml import _core
+from snap_ml._data import csr_arrays, to_core
+
+
+@pytest.fixture(scope="module")
+def binary_data():
+    X, y = make_classification(n_samples=300, n_features=20, random_state=0)
+    return X, y
+
+
+def reference(X, y):
+    return LogisticRegression(random_state=0, tol=1e-8).fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "convert",
+    [
+        lambda X: X.astype(np.float32),
+        lambda X: np.asfortranarray(X),
+        lambda X: sp.csr_matrix(X),
+        lambda X: sp.csr_matrix(X.astype(np.float32)),
+        lambda X: sp.csc_matrix(X),
+        lambda X: sp.coo_matrix(X),
+        lambda X: sp.csr_array(X),
+    ],
+    ids=["float32", "fortran", "csr64", "csr32", "csc", "coo", "csr_array"],
+)
+def test_input_formats_give_the_same_model(binary_data, convert):
+    X, y = binary_data
+    expected = reference(X.astype(np.float32), y)
+    model = LogisticRegression(random_state=0, tol=1e-8).fit(convert(X), y)
+    np.testing.assert_allclose(model.coef_, expected.coef_, rtol=1e-6, atol=1e-8)
+    np.testing.assert_array_equal(model.predict(convert(X)), expected.predict(X))
+
+
+def test_memmap_input(binary_data, tmp_path):
+    X, y = binary_data
+    stored = np.memmap(tmp_path / "x.dat", dtype=np.float32, mode="w+", shape=X.shape)
+    stored[:] = X
+    stored.flush()
+    mapped = np.memmap(tmp_path / "x.dat", dtype=np.float32, mode="r", shape=X.shape)
+    model = LogisticRegression(random_state=0, tol=1e-8).fit(mapped, y)
+    np.testing.assert_allclose(model.coef_, reference(X.astype(np.float32), y).coef_, rtol=1e-6)
+
+
+def test_csr_with_core_dtypes_is_not_copied(binary_data):
+    X, y = binary_data
+    csr = sp.csr_matrix(X.astype(np.float32))
+    csr.indptr = csr.indptr.astype(np.int64)
+    csr.indices = csr.indices.astype(np.int32)
+    data = to_core(csr, y.astype(np.float64))
+    assert np.shares_memory(data.data, csr.data)
+    assert np.shares_memory(data.indices, csr.indices)
+    assert np.shares_memory(data.indptr, csr.indptr)
+
+
+def test_other_dtypes_are_converted_once(binary_data):
+    X, y = binary_data
+    csr = sp.csr_matrix(X)  # float64 data, int32 indptr
+    indptr, indices, data = csr_arrays(csr)
+    assert np.shares_memory(indices, csr.indices)
+    core = to_core(csr, y)
+    assert core.data.dtype == np.float32 and core.indptr.dtype == np.int64
+    assert not np.shares_memory(core.data, csr.data)
+    np.testing.assert_array_equal(core.data, csr.data.astype(np.float32))
+
+
+def test_core_rejects_a_bad_csr_structure():
+    with pytest.raises(ValueError, match="column index 5 lies outside"):
+        _core.CsrData(np.array([0, 1]), np.array([5], np.int32), np.array([1.0], np.float32), 3)
+    with pytest.raises(ValueError, match="indptr must not decrease"):
+        _core.CsrData(np.array([0, 1, 0]), np.array([0], np.int32), np.array([1.0], np.float32), 3)
+
+
+def test_string_labels_map_to_classes(binary_data):
+    X, y = binary_data
+    names = np.array(["cat", "dog"])[y]
+    model = LogisticRegression(random_state=0).fit(X, names)
+    np.testing.assert_array_equal(model.classes_, ["cat", "dog"])
+    numeric = LogisticRegression(random_state=0).fit(X, y)
+    np.testing.assert_array_equal(model.predict(X), np.array(["cat", "dog"])[numeric.predict(X)])
+    three = np.array(["a", "b", "c"])[np.arange(len(y)) % 3]
+    assert set(LogisticRegression().fit(X, three).predict(X)) <= {"a", "b", "c"}
+
+
+def test_nan_in_X_is_a_value_error(binary_data):
+    X, y = binary_data
+    X = X.copy()
+    X[3, 4] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        LogisticRegression().fit(X, y)
+    with pytest.raises(ValueError, match="NaN"):
+        LogisticRegression().fit(sp.csr_matrix(X), y)
+
+
+def test_wrong_shapes_are_value_errors(binary_data):
+    X, y = binary_data
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        LogisticRegression().fit(X, y[:-1])
+    with pytest.raises(ValueError, match="2D array"):
+        LogisticRegression().fit(X[:, 0], y)
+    model = LogisticRegression().fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        model.predict(X[:, :5])
+    with pytest.raises(ValueError, match="sample_weight"):
+        LogisticRegression().fit(X, y, sample_weight=np.ones(3))
+
+
+def test_one_class_is_a_value_error(binary_data):
+    X, _ = binary_data
+    with pytest.raises(ValueError, match="only one class"):
+        SupportVectorMachine().fit(X, np.ones(len(X)))
+
+
+def test_values_beyond_float32_are_a_value_error(binary_data):
+    X, y = binary_data
+    X = X.copy()
+    X[0, 0] = 1e300
+    with pytest.raises(ValueError, match="float32"):
+        LogisticRegression().fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "parameters, message",
+    [
+        (dict(C=-1.0), "C must be a finite number > 0"),
+        (dict(C=0.0), "C must be a finite number > 0"),
+        (dict(penalty="elasticnet"), "penalty must be 'l2' or 'l1'"),
+        (dict(tol=0), "tol must be"),
+        (dict(max_iter=0), "max_iter must be"),
+        (dict(intercept_scaling=0), "intercept_scaling must be"),
+        (dict(n_jobs=0), "n_jobs must be"),
+        (dict(regularizer=-2.0), "regularizer must be"),
+        (dict(regularizer=2.0, C=3.0), "either C or regularizer"),
+        (dict(max_memory=10**9), "max_memory.*not implemented yet"),
+        (dict(max_gpu_memory=10**9), "max_gpu_memory.*not implemented yet"),
+        (dict(device_ids=[0]), "needs use_gpu=True"),
+        (dict(class_weight={7: 2.0}), "class 7.*not in the training labels"),
+        (dict(class_weight="heavy"), "class_weight must be"),
+    ],
+)
+def test_bad_parameters_say_what_to_do(binary_data, parameters, message):
+    X, y = binary_data
+    with pytest.raises(ValueError, match=message):
+        LogisticRegression(**parameters).fit(X, y)
+
+
+def test_l1_gives_sparse_models(binary_data):
+    X, y = binary_data
+    dense = LogisticRegression(C=0.05, random_state=0).fit(X, y)
+    sparse = LogisticRegression(C=0.05, penalty="l1", random_state=0).fit(X, y)
+    assert np.count_nonzero(sparse.coef_) < np.count_nonzero(dense.coef_)
+    assert sparse.score(X, y) > 0.8
+    lasso = LinearRegression(penalty="l1", C=0.1).fit(X, X[:, 0] * 3.0)
+    assert np.count_nonzero(lasso.coef_) < X.shape[1]
+
+
+def test_l1_with_hinge_is_refused(binary_data):
+    X, y = binary_data
+    with pytest.raises(ValueError, match="(?i)hinge"):
+        SupportVectorMachine(penalty="l1").fit(X, y)
+
+
+def test_svm_loss_is_checked(binary_data):
+    X, y = binary_data
+    with pytest.raises(ValueError, match="loss must be 'hinge' or 'squared_hinge'"):
+        SupportVectorMachine(loss="log").fit(X, y)
+
+
+def test_use_gpu_without_cuda_is_a_clear_error(binary_data):
+    if _core.built_with_cuda:
+        pytest.skip("this build has the CUDA backend")
+    X, y = binary_data
+    with pytest.raises(ValueError, match="(?i)cuda|gpu"):
+        LogisticRegression(use_gpu=True).fit(X, y)
+
+
+def test_regularizer_is_one_over_C(binary_data):
+    X, y = binary_data
+    a = LogisticRegression(C=4.0, random_state=0).fit(X, y)
+    b = LogisticRegression(regularizer=0.25, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)

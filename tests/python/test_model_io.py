@@ -1,0 +1,85 @@
+"""Model files: save_model/load_model round trips in both formats, and models
+moving between Python and the command-line tools (snap-train, snap-predict)."""
+
+import subprocess
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification, make_regression
+
+from snap_ml import LinearRegression, LogisticRegression, SupportVectorMachine, load_model
+from snap_ml.datasets import dump_svmlight_file, load_svmlight_file
+
+from conftest import cli_tool, dataset_path
+
+
+@pytest.fixture(scope="module")
+def data():
+    return make_classification(n_samples=200, n_features=12, n_classes=3, n_informative=6,
+                               random_state=3)
+
+
+@pytest.mark.parametrize("format", ["snapml", "liblinear"])
+@pytest.mark.parametrize(
+    "estimator",
+    [LogisticRegression(C=2.0), SupportVectorMachine(loss="squared_hinge", fit_intercept=False)],
+    ids=["logistic", "svm"],
+)
+def test_round_trip(tmp_path, data, estimator, format):
+    X, y = data
+    fitted = estimator.fit(X, y)
+    path = tmp_path / "model.txt"
+    fitted.save_model(path, format=format)
+    loaded = load_model(path)
+    assert type(loaded) is type(fitted)
+    np.testing.assert_array_equal(loaded.classes_, fitted.classes_)
+    np.testing.assert_allclose(loaded.coef_, fitted.coef_, rtol=1e-15 if format == "snapml" else 1e-6)
+    np.testing.assert_array_equal(loaded.predict(X), fitted.predict(X))
+    assert loaded.fit_intercept == fitted.fit_intercept
+
+
+def test_regression_round_trip(tmp_path):
+    X, y = make_regression(n_samples=100, n_features=5, random_state=0)
+    fitted = LinearRegression(C=10.0).fit(X, y)
+    fitted.save_model(tmp_path / "ridge.model")
+    loaded = load_model(tmp_path / "ridge.model")
+    assert isinstance(loaded, LinearRegression)
+    np.testing.assert_array_equal(loaded.predict(X), fitted.predict(X))
+
+
+def test_string_classes_cannot_be_saved(tmp_path, data):
+    X, y = data
+    model = LogisticRegression().fit(X, np.array(["a", "b", "c"])[y])
+    with pytest.raises(ValueError, match="numeric class labels"):
+        model.save_model(tmp_path / "m")
+
+
+def test_missing_model_file_is_an_os_error(tmp_path):
+    with pytest.raises(OSError):
+        load_model(tmp_path / "absent.model")
+
+
+def test_cli_model_loads_in_python_and_back(tmp_path):
+    train, predict = cli_tool("snap-train"), cli_tool("snap-predict")
+    if train is None or predict is None:
+        pytest.skip("snap-train / snap-predict are not built")
+    heart = dataset_path("heart_scale")
+    model_path = tmp_path / "heart.model"
+    subprocess.run([train, "-q", str(heart), str(model_path)], check=True)
+    model = load_model(model_path)
+    X, y = load_svmlight_file(heart)
+    assert model.score(X, y) > 0.8
+
+    # Python predictions equal snap-predict's on the same model.
+    cli_out = tmp_path / "cli.out"
+    subprocess.run([predict, str(heart), str(model_path), str(cli_out)], check=True)
+    np.testing.assert_array_equal(np.loadtxt(cli_out), model.predict(X))
+
+    # A model saved by Python predicts the same through snap-predict.
+    resaved = tmp_path / "python.model"
+    model.fit(X, y).save_model(resaved)
+    data_path = tmp_path / "heart.svm"
+    dump_svmlight_file(X, y, data_path, zero_based=False)
+    python_out = tmp_path / "python.out"
+    subprocess.run([predict, str(data_path), str(resaved), str(python_out)], check=True)
+    np.testing.assert_array_equal(np.loadtxt(python_out), model.predict(X))
