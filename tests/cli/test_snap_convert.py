@@ -107,6 +107,30 @@ def case_bad_input(tool, data_dir, scratch):
     expect_exit(run(tool, "--summary", snap), 2, f"snap-convert: {snap}: chunk 0 checksum mismatch")
 
 
+def case_criteo(tool, data_dir, scratch):
+    sample = dataset(data_dir, os.path.join("criteo", "criteo_raw_sample1000.tsv"))
+    snap, text = os.path.join(scratch, "c.snap"), os.path.join(scratch, "c.svm")
+    expect_exit(run(tool, "--from", "criteo", sample, snap), 0, "1000 rows", "1048615 features", stream="stdout")
+    expect_exit(run(tool, "--summary", snap), 0, "rows:      1000\n", "  label 0: 795\n", "  label 1: 205\n",
+                stream="stdout")
+    expect_exit(run(tool, "--from", "criteo", "--hash-bits", "10", sample, text), 0, "1063 features",
+                stream="stdout")
+    rows = parse_svmlight(text)
+    check(len(rows) == 1000 and all(len(r[1]) <= 39 for r in rows), "a Criteo row has more than 39 features")
+
+    # A bad line is an error naming the line; --skip-bad-lines drops it and says so.
+    with open(sample) as f:
+        lines = f.readlines()[:10]
+    bad = os.path.join(scratch, "bad.tsv")
+    with open(bad, "w") as f:
+        f.writelines(lines[:6] + ["1\tnot-a-number\n"] + lines[6:])
+    expect_exit(run(tool, "--from", "criteo", bad, snap), 2, "snap-convert: ", f"{bad}:7:")
+    expect_exit(run(tool, "--from", "criteo", "--skip-bad-lines", bad, snap), 0, "10 rows",
+                "skipped 1 bad line", f"{bad}:7:", stream="stdout")
+    expect_exit(run(tool, "--hash-bits", "10", text, snap), 1, "--hash-bits needs --from criteo")
+    expect_exit(run(tool, "--to", "criteo", text, snap), 1, "criteo")
+
+
 def case_missing_file(tool, data_dir, scratch):
     missing = os.path.join(scratch, "no-such-file.svm")
     expect_exit(run(tool, missing, os.path.join(scratch, "out.snap")), 3, "snap-convert: ", missing)
