@@ -40,6 +40,8 @@ class ViewSource final : public ChunkSource {
   std::int64_t n_rows() const override { return view_.n_rows; }
   std::int64_t nnz() const override { return view_.nnz(); }
   std::size_t n_chunks() const override { return 1; }
+  bool resident() const override { return true; }
+  CsrView chunk(std::size_t) const override { return view_; }
 
  private:
   CsrView view_;

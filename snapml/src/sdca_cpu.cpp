@@ -6,8 +6,11 @@
 // P(w) - D(alpha) is therefore a certificate of sub-optimality, and stopping on
 // gap <= tol * P(w) guarantees P(w) - P(w*) <= tol * P(w).
 //
-// An epoch visits the chunks in the source's order (a streamed source can only go
-// forward) and the rows of each chunk in a fresh random permutation. Each row gets
+// An epoch visits every row once in a fresh random permutation. With a resident
+// source (in memory, memory-mapped) it is one permutation over the rows of all
+// chunks; a streamed source can only go forward, so its epoch takes the chunks in
+// order and permutes the rows within each (several times slower per epoch:
+// chunk_source.h). Each row gets
 // the exact coordinate step of its loss (snapml/losses/). With T > 1 threads every
 // thread takes a contiguous slice of the permutation and all of them read and
 // update the shared vector with atomic adds: PASSCoDe-Atomic (Hsieh, Yu & Dhillon,
@@ -78,31 +81,60 @@ struct StepContext {
   double sigma;             // CoCoA+'s sigma'
 };
 
-// The inner loop: the rows order[begin, end) of chunk x, one exact step each.
+// One exact coordinate step on row `row` of chunk x: the innermost work.
+template <typename Loss, bool kAtomic>
+inline void step_row(const Loss& loss, const CsrView& x, std::int64_t row, double& alpha,
+                     double squared_norm, const StepContext& context) {
+  double* v = context.local_weights;
+  const std::int32_t* columns = x.col_indices;
+  const float* values = x.values;
+  const std::int64_t begin = x.row_offsets[row];
+  const std::int64_t end = x.row_offsets[row + 1];
+  const double y = context.targets.target(x.labels[row]);
+  const double cost = context.targets.cost(y, x.weight(row));
+  if (!(cost > 0.0)) return;
+  double margin = context.bias_value * load<kAtomic>(v[context.bias_index]);
+  for (std::int64_t k = begin; k < end; ++k) margin += static_cast<double>(values[k]) * load<kAtomic>(v[columns[k]]);
+  const double old_alpha = alpha;
+  const double new_alpha = loss.step(y, old_alpha, margin, squared_norm, cost, context.sigma);
+  if (new_alpha == old_alpha) return;
+  alpha = new_alpha;
+  const double scale = context.sigma * (new_alpha - old_alpha) * Loss::coefficient(y);
+  for (std::int64_t k = begin; k < end; ++k) add<kAtomic>(v[columns[k]], scale * static_cast<double>(values[k]));
+  add<kAtomic>(v[context.bias_index], scale * context.bias_value);
+}
+
+// The rows order[begin, end) of chunk x (a streamed source's epoch).
 template <typename Loss, bool kAtomic>
 void update_rows(const Loss& loss, const CsrView& x, const std::int64_t* order, std::int64_t begin,
                  std::int64_t end, double* alpha, const double* squared_norms,
                  const StepContext& context) {
-  double* v = context.local_weights;
-  const std::int64_t* offsets = x.row_offsets;
-  const std::int32_t* columns = x.col_indices;
-  const float* values = x.values;
   for (std::int64_t position = begin; position < end; ++position) {
     const std::int64_t row = order[position];
-    const double y = context.targets.target(x.labels[row]);
-    const double cost = context.targets.cost(y, x.weight(row));
-    if (!(cost > 0.0)) continue;
-    double margin = context.bias_value * load<kAtomic>(v[context.bias_index]);
-    for (std::int64_t k = offsets[row]; k < offsets[row + 1]; ++k)
-      margin += static_cast<double>(values[k]) * load<kAtomic>(v[columns[k]]);
-    const double old_alpha = alpha[row];
-    const double new_alpha = loss.step(y, old_alpha, margin, squared_norms[row], cost, context.sigma);
-    if (new_alpha == old_alpha) continue;
-    alpha[row] = new_alpha;
-    const double scale = context.sigma * (new_alpha - old_alpha) * Loss::coefficient(y);
-    for (std::int64_t k = offsets[row]; k < offsets[row + 1]; ++k)
-      add<kAtomic>(v[columns[k]], scale * static_cast<double>(values[k]));
-    add<kAtomic>(v[context.bias_index], scale * context.bias_value);
+    step_row<Loss, kAtomic>(loss, x, row, alpha[row], squared_norms[row], context);
+  }
+}
+
+// Every chunk of a resident source at once, and where each starts among this
+// rank's rows; order[] holds indices into all of them.
+struct ResidentRows {
+  std::vector<CsrView> chunks;
+  std::vector<std::int64_t> first;  // chunks.size() + 1 prefix sums of the row counts
+};
+
+// The rows order[begin, end) of a resident source (one permutation over all chunks).
+template <typename Loss, bool kAtomic>
+void update_resident_rows(const Loss& loss, const ResidentRows& rows, const std::int64_t* order,
+                          std::int64_t begin, std::int64_t end, double* alpha, const double* squared_norms,
+                          const StepContext& context) {
+  const auto chunks_begin = rows.first.begin() + 1;
+  const auto chunks_end = rows.first.end();
+  for (std::int64_t position = begin; position < end; ++position) {
+    const std::int64_t index = order[position];
+    // The chunk holding row `index`: a binary search over the (few) chunk starts.
+    const auto chunk = static_cast<std::size_t>(std::upper_bound(chunks_begin, chunks_end, index) - chunks_begin);
+    step_row<Loss, kAtomic>(loss, rows.chunks[chunk], index - rows.first[chunk], alpha[index],
+                            squared_norms[index], context);
   }
 }
 
@@ -130,6 +162,7 @@ class SdcaCpuSolver final : public Solver {
   std::vector<double> alpha_;
   std::vector<double> weights_;  // n_features_ + 1
   std::vector<std::int64_t> order_;
+  ResidentRows resident_;  // empty unless the source is resident
   SplitMix64 random_{0};
 };
 
@@ -146,6 +179,14 @@ void SdcaCpuSolver::prepare(ChunkSource& source, Communicator& communicator) {
   const double bias_square = parameters_.intercept_scaling * parameters_.intercept_scaling;
   squared_norms_.clear();
   squared_norms_.reserve(static_cast<std::size_t>(source.n_rows()));
+  resident_ = ResidentRows{};
+  if (source.resident()) {
+    resident_.first.push_back(0);
+    for (std::size_t c = 0; c < source.n_chunks(); ++c) {
+      resident_.chunks.push_back(source.chunk(c));
+      resident_.first.push_back(resident_.first.back() + resident_.chunks.back().n_rows);
+    }
+  }
   CsrView x;
   source.reset();
   while (source.next(x)) {
@@ -156,6 +197,9 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
     for (std::int64_t row = 0; row < x.n_rows; ++row) norms[row] = row_squared_norm(x, row) + bias_square;
   }
   n_rows_ = static_cast<std::int64_t>(squared_norms_.size());
+  require(resident_.chunks.empty() || resident_.first.back() == n_rows_,
+          "the chunk source's chunk(i) views hold " + std::to_string(resident_.first.empty() ? 0 : resident_.first.back()) +
+              " rows but next() returned " + std::to_string(n_rows_));
 }
 
 void SdcaCpuSolver::initialise(ChunkSource& source, Communicator& communicator, SolverState& state) {
@@ -216,6 +260,23 @@ void SdcaCpuSolver::initialise(ChunkSource& source, Communicator& communicator, 
 template <typename Loss>
 void SdcaCpuSolver::epoch(const Loss& loss, ChunkSource& source, double* local_weights, double sigma) {
   const StepContext context{targets_, local_weights, n_features_, parameters_.intercept_scaling, sigma};
+  if (!resident_.chunks.empty()) {
+    random_permutation(order_, n_rows_, random_);
+    const int team = static_cast<int>(std::min<std::int64_t>(threads_, std::max<std::int64_t>(n_rows_, 1)));
+    if (team <= 1) {
+      update_resident_rows<Loss, false>(loss, resident_, order_.data(), 0, n_rows_, alpha_.data(),
+                                        squared_norms_.data(), context);
+      return;
+    }
+SNAPML_OMP(parallel num_threads(team))
+    {
+      const std::int64_t thread = detail::thread_index();
+      update_resident_rows<Loss, true>(loss, resident_, order_.data(), n_rows_ * thread / team,
+                                       n_rows_ * (thread + 1) / team, alpha_.data(), squared_norms_.data(),
+                                       context);
+    }
+    return;
+  }
   std::int64_t offset = 0;
   CsrView x;
   source.reset();

@@ -3,6 +3,13 @@
 // Solvers loop `reset(); while (next(chunk)) ...` and never know whether the rows
 // are in memory, memory-mapped from a binary file, or parsed as they stream. A view
 // returned by next() stays valid until the following next() or reset() call.
+//
+// Resident sources (in memory, memory-mapped) also hand out any chunk by index,
+// valid for the source's lifetime. Solvers use that to visit the rows of all
+// chunks in one random permutation: a permutation cut into chunk-sized blocks
+// visited one after another converges several times slower per epoch (dual
+// coordinate ascent on a9a, 2,000-row blocks: a relative duality gap of 0.045
+// after 10 epochs against 0.0045 for one permutation; docs/algorithms.md).
 #pragma once
 
 #include <cstdint>
@@ -23,6 +30,10 @@ class ChunkSource {
   virtual std::int64_t n_rows() const = 0;
   virtual std::int64_t nnz() const = 0;
   virtual std::size_t n_chunks() const = 0;
+  // True when chunk(i) may be called; the views it returns outlive next()/reset().
+  virtual bool resident() const { return false; }
+  // Chunk i (0 <= i < n_chunks()) of a resident source, in next()'s order.
+  virtual CsrView chunk(std::size_t index) const;
 };
 
 // Chunks of a Dataset held in memory. Does not own the dataset.
@@ -39,6 +50,8 @@ class InMemorySource final : public ChunkSource {
   std::int64_t n_rows() const override { return data_.n_rows(); }
   std::int64_t nnz() const override { return data_.nnz(); }
   std::size_t n_chunks() const override { return data_.n_chunks(); }
+  bool resident() const override { return true; }
+  CsrView chunk(std::size_t index) const override { return data_.view(index); }
 
  private:
   const Dataset& data_;

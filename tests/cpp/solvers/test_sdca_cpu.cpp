@@ -187,6 +187,23 @@ TEST(SdcaCpu, OneThreadWithAFixedSeedIsBitForBitReproducible) {
   EXPECT_NE(0, std::memcmp(a.state.weights.data(), c.state.weights.data(), a.state.weights.size() * sizeof(double)));
 }
 
+// A resident source is visited in one permutation over all its rows, so how the
+// rows are cut into chunks does not change a single bit of the result. (Permuting
+// within chunks visited in a fixed order converged several times slower.)
+TEST(SdcaCpu, ResidentChunkingDoesNotChangeTheResult) {
+  RandomProblemOptions o;
+  o.chunk_rows = 7;  // many short chunks
+  const Dataset chunked = random_problem(o);
+  const Dataset merged = chunked.merged();
+  ASSERT_GT(chunked.n_chunks(), 10u);
+  SolverParameters p = tight(LossKind::Logistic);
+  p.max_epochs = 5;
+  const Fit a = fit(chunked, p), b = fit(merged, p);
+  ASSERT_EQ(a.state.weights.size(), b.state.weights.size());
+  EXPECT_EQ(0, std::memcmp(a.state.weights.data(), b.state.weights.data(), a.state.weights.size() * sizeof(double)));
+  EXPECT_EQ(0, std::memcmp(a.state.alpha.data(), b.state.alpha.data(), a.state.alpha.size() * sizeof(double)));
+}
+
 TEST(SdcaCpu, TwoThreadsConvergeToTheSameOptimum) {
   RandomProblemOptions o;
   o.rows = 1000;

@@ -163,6 +163,9 @@ class MappedBinarySource final : public ChunkSource {
   std::int64_t n_rows() const override { return file_.n_rows(); }
   std::int64_t nnz() const override { return file_.nnz(); }
   std::size_t n_chunks() const override { return file_.n_chunks(); }
+  // The mapping lives as long as the source: every chunk is reachable at once.
+  bool resident() const override { return true; }
+  CsrView chunk(std::size_t index) const override { return file_.chunk(index); }
   const MappedBinaryFile& file() const { return file_; }
 
  private:
