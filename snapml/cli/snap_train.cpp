@@ -5,6 +5,7 @@
 // Options: train_options.cpp (and `snap-train --help`, docs/cli.md). Output: a
 // progress line on a terminal, a summary line, the model file; with -v the
 // cross-validation result instead of a model. Exit codes: cli_common.h.
+// `mpirun -n K snap-train ...` trains on K ranks (distributed_train.h).
 #include <chrono>
 #include <iostream>
 
@@ -17,6 +18,9 @@
 #include "text_format.h"
 #include "train_options.h"
 #include "train_report.h"
+#if defined(SNAPML_WITH_MPI)
+#include "distributed_train.h"
+#endif
 
 namespace snapml::cli {
 namespace {
@@ -45,6 +49,10 @@ int cross_validate(const TrainOptions& o, const Dataset& data, ProgressLine& pro
 
 int snap_train(int argc, char** argv) {
   TrainOptions o = parse_train_options(argc, argv);
+#if defined(SNAPML_WITH_MPI)
+  // Under mpirun every process is one CoCoA+ rank (docs/distributed.md).
+  if (launched_as_mpi_rank()) return train_as_mpi_rank(o, &argc, &argv);
+#endif
   const Dataset data = read_dataset(o.training_file, o.format, o.parameters.threads);
   ProgressLine progress(!o.quiet);
   if (progress.active())

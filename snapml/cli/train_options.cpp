@@ -125,7 +125,14 @@ TrainOptions parse_train_options(int argc, char** argv) {
   auto* folds_option =
       app.add_option("-v", o.folds, "n-fold cross validation: print its accuracy (or MSE); saves no model")
           ->check(CLI::Range(2, 1 << 30));
-  app.add_option("-n,--threads", p.threads, "CPU threads (default 0: all)")->check(CLI::NonNegativeNumber);
+  app.add_option("-n,--threads", p.threads,
+                 "CPU threads (default 0: all; under mpirun: per rank, default this rank's share of the machine)")
+      ->check(CLI::NonNegativeNumber);
+  p.local_epochs = kDefaultLocalEpochs;
+  app.add_option("--local-epochs", p.local_epochs,
+                 "under mpirun: local SDCA epochs per CoCoA+ round, between two allreduces of the weights "
+                 "(default " + std::to_string(kDefaultLocalEpochs) + "; docs/distributed.md)")
+      ->check(CLI::PositiveNumber);
   app.add_option("--seed", p.seed, "seed of the row order in SDCA and of the cross-validation folds (default 0)");
   app.add_flag("-q", o.quiet, "quiet: no progress line, summary or warnings");
   auto* test_option = app.add_option("--test", o.test_file,

@@ -10,6 +10,14 @@
 
 namespace snapml::cli {
 
+// --local-epochs: CoCoA+'s H (Ma, Smith, Jaggi et al. 2015), local epochs per
+// round under mpirun. 1, from the measurements in docs/distributed.md ("Choosing
+// H"): on one machine an allreduce of the weights costs microseconds to a
+// millisecond, and the rounds to a gap hardly drop with H on correlated data, so
+// larger H only adds epochs; raise it when a round's allreduce is slow next to an
+// epoch (wide data, slow network).
+inline constexpr int kDefaultLocalEpochs = 1;
+
 struct TrainOptions {
   TrainParameters parameters;
   std::string training_file;

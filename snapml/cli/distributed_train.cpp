@@ -1,0 +1,170 @@
+// snap-train as one CoCoA+ rank under mpirun (distributed_train.h).
+#include "distributed_train.h"
+
+#include <sched.h>
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli_common.h"
+#include "snapml/datasets/binary_format.h"
+#include "snapml/datasets/partition.h"
+#include "snapml/error.h"
+#include "snapml/mpi/mpi_communicator.h"
+#include "snapml/mpi/timed_communicator.h"
+#include "text_format.h"
+#include "train_report.h"
+
+namespace snapml::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The format read_dataset would pick: binary for --format binary, or with auto
+// for a .snap name or a file that starts with the binary magic.
+bool binary_input(const std::string& path, DataFormat format) {
+  if (format != DataFormat::Auto) return format == DataFormat::Binary;
+  if (std::filesystem::path(path).extension() == datasets::kBinaryExtension) return true;
+  std::ifstream in(path, std::ios::binary);
+  char start[sizeof datasets::kBinaryMagic] = {};
+  in.read(start, sizeof start);
+  return in.gcount() == static_cast<std::streamsize>(sizeof start) &&
+         std::memcmp(start, datasets::kBinaryMagic, sizeof start) == 0;
+}
+
+// Ranks that share this machine, as the launcher tells (1 when it does not).
+int ranks_on_this_node() {
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"}) {
+    if (const char* value = std::getenv(name)) {
+      const int ranks = std::atoi(value);
+      if (ranks > 0) return ranks;
+    }
+  }
+  return 1;
+}
+
+// --threads 0 under mpirun: this rank's fair share of the machine, and never
+// more than the CPUs the launcher bound it to (OpenMPI binds each of up to two
+// ranks to one core unless told otherwise).
+int default_threads_per_rank() {
+  const int hardware = std::max(1u, std::thread::hardware_concurrency());
+  int allowed = hardware;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) allowed = std::max(1, CPU_COUNT(&set));
+  return std::max(1, std::min(allowed, hardware / ranks_on_this_node()));
+}
+
+// This rank's rows: a mapped run of chunks of a binary file, or its share of an
+// svmlight file parsed into `held`.
+std::unique_ptr<ChunkSource> open_share(const TrainOptions& o, Communicator& communicator, Dataset& held) {
+  if (binary_input(o.training_file, o.format))
+    return std::make_unique<datasets::MappedBinaryPartition>(datasets::MappedBinaryFile(o.training_file),
+                                                             communicator.rank(), communicator.size());
+  datasets::SvmlightOptions options;
+  options.threads = o.parameters.threads;
+  held = datasets::read_svmlight_partition(o.training_file, communicator, options);
+  return std::make_unique<InMemorySource>(held);
+}
+
+std::string joined(const std::vector<std::int64_t>& values) {
+  std::string text;
+  for (std::size_t i = 0; i < values.size(); ++i) text += (i ? " " : "") + std::to_string(values[i]);
+  return text;
+}
+
+// Rank 0's line about the distribution: rows per rank, rounds, what every rank
+// reduced, and the time inside collectives (transfer and waiting), fastest and
+// slowest rank.
+void print_distribution(Communicator& world, const ChunkSource& source, const TrainResult& result,
+                        const mpi::CommunicationStats& stats, double seconds) {
+  const auto ranks = static_cast<std::size_t>(world.size());
+  const auto rank = static_cast<std::size_t>(world.rank());
+  std::vector<std::int64_t> rows(ranks, 0);
+  rows[rank] = source.n_rows();
+  world.allreduce_sum(rows.data(), rows.size());
+  std::vector<double> comm_seconds(ranks, 0.0);
+  comm_seconds[rank] = stats.seconds;
+  world.allreduce_sum(comm_seconds.data(), comm_seconds.size());
+  if (!world.is_root()) return;
+  std::size_t rounds = 0;
+  for (const FitResult& fit : result.fits) rounds += fit.history.size();
+  const double slowest = *std::max_element(comm_seconds.begin(), comm_seconds.end());
+  const double fastest = *std::min_element(comm_seconds.begin(), comm_seconds.end());
+  std::cout << printf_string(
+      "snap-train: %zu ranks, rows per rank %s; %zu rounds, %lld allreduce calls, %lld bytes reduced per rank "
+      "(%.0f per round); time in collectives %.3g to %.3g s of %.3g s (%.1f%% at most)\n",
+      ranks, joined(rows).c_str(), rounds, static_cast<long long>(stats.allreduce_calls),
+      static_cast<long long>(stats.allreduce_bytes),
+      rounds ? static_cast<double>(stats.allreduce_bytes) / static_cast<double>(rounds) : 0.0, fastest, slowest,
+      seconds, seconds > 0.0 ? 100.0 * slowest / seconds : 0.0);
+}
+
+int train_rank(TrainOptions& o, Communicator& world) {
+  require(o.folds == 0, "-v (cross-validation) runs in one process; run snap-train -v without mpirun");
+  TrainParameters& p = o.parameters;
+  if (p.threads == 0) p.threads = default_threads_per_rank();
+  const bool root = world.is_root();
+
+  Dataset held;
+  const std::unique_ptr<ChunkSource> source = open_share(o, world, held);
+  // The test file is read (on rank 0, which alone evaluates) before training, so
+  // that a wrong path ends the run at once.
+  const Dataset test = root && !o.test_file.empty() ? read_dataset(o.test_file, o.format, p.threads) : Dataset();
+
+  ProgressLine progress(!o.quiet && root);
+  if (progress.active())
+    p.on_epoch = [&progress](int problem, const EpochRecord& record) { progress.update(problem, record); };
+  mpi::TimedCommunicator timed(world);  // counts the training's collectives only
+  const Clock::time_point started = Clock::now();
+  const TrainResult result = train(*source, timed, p);
+  const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  progress.clear();
+
+  if (!o.quiet) print_distribution(world, *source, result, timed.stats(), seconds);
+  if (!root) return kExitOk;
+  if (o.liblinear_model)
+    result.model.save_liblinear(o.model_file);
+  else
+    result.model.save(o.model_file);
+  if (!o.history_file.empty()) write_history(o.history_file, result);
+  if (!o.quiet) print_summary(result, p, seconds, o.model_file, std::cout, std::cerr);
+  if (!o.test_file.empty()) report_test(result.model, test, p.threads, std::cout);
+  std::cout.flush();
+  return kExitOk;
+}
+
+}  // namespace
+
+bool launched_as_mpi_rank() { return mpi::launched_by_mpi(); }
+
+int train_as_mpi_rank(TrainOptions& options, int* argc, char*** argv) {
+  mpi::MpiSession session(argc, argv);
+  mpi::MpiCommunicator world;
+  // run_tool maps the exception to snap-train's exit code and prints
+  // "snap-train: rank R: message"; a failure on any rank then ends them all.
+  const int code = run_tool("snap-train: rank " + std::to_string(world.rank()),
+                            [&] { return train_rank(options, world); });
+  if (code != kExitOk) {
+    std::cerr.flush();
+    // MpiCommunicator::abort always exits 2; here the status says which kind of
+    // error it was (2 bad input, 3 I/O, ...), as for one process.
+    MPI_Abort(MPI_COMM_WORLD, code);
+    std::abort();
+  }
+  return kExitOk;
+}
+
+}  // namespace snapml::cli
