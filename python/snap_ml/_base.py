@@ -5,6 +5,7 @@ An estimator subclass says which loss it trains (``_loss``) and adds its own
 parameters; everything else lives here and in ``_classifier.py``.
 """
 
+import contextlib
 import warnings
 
 import numpy as np
@@ -13,7 +14,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _core
+from . import _core, _distributed
 from ._data import check_sample_weight, to_core
 from ._params import (
     check_device_options,
@@ -88,7 +89,7 @@ class SnapLinearModel(BaseEstimator):
         )
 
     def _train(self, X, labels, sample_weight, warm_model=None, class_weight=None,
-               balanced=False, epsilon=0.0):
+               balanced=False, epsilon=0.0, distributed=False):
         """Fit through the core and set the fitted attributes.
 
         Parameters
@@ -104,16 +105,21 @@ class SnapLinearModel(BaseEstimator):
             scikit-learn's ``class_weight="balanced"``.
         epsilon : float
             The squared loss's insensitive zone.
+        distributed : bool
+            Train as one rank of ``mpirun`` on this rank's rows (``_distributed``);
+            ``n_features_in_`` becomes the largest over the ranks.
 
         Returns
         -------
         _core.Model
         """
         parameters = self._core_parameters()
-        sample_weight = check_sample_weight(sample_weight, X.shape[0])
-        data = to_core(X, labels, sample_weight)
-        model, fits = _core.train(
-            data,
+        with _distributed.agreed_checks() if distributed else contextlib.nullcontext():
+            sample_weight = check_sample_weight(sample_weight, X.shape[0])
+            data = to_core(X, labels, sample_weight)
+        train = _distributed.train if distributed else _core.train
+        model, fits = train(
+            x=data,
             class_weight=class_weight or {},
             balanced=balanced,
             epsilon=float(epsilon),
@@ -126,6 +132,8 @@ class SnapLinearModel(BaseEstimator):
         self._n_iter = np.array([fit["n_iter"] for fit in fits], dtype=np.int32)
         if not all(fit["converged"] for fit in fits):
             self._warn_not_converged()
+        if distributed:
+            self.n_features_in_ = int(model.n_features)
         return model
 
     def _warn_not_converged(self):

@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 
+from . import _distributed
 from ._base import SnapLinearModel
 
 
@@ -74,9 +75,22 @@ class SnapClassifier(ClassifierMixin, SnapLinearModel):
         self : object
             The fitted estimator.
         """
-        X, y = self._validate_X_y(X, y, y_numeric=False)
-        check_classification_targets(y)
-        classes, labels = np.unique(y, return_inverse=True)
+        distributed = _distributed.resolve_distributed(self.distributed, self.penalty)
+        n_features = None
+        if distributed:
+            # Every rank validates its own rows; the classes and the feature count
+            # are agreed over the ranks (docs/distributed.md, "Python").
+            with _distributed.agreed_checks():
+                X, y = self._validate_X_y(X, y, y_numeric=False)
+                check_classification_targets(y)
+                local_classes = np.unique(y)
+            classes = _distributed.agree_classes(local_classes)
+            labels = np.searchsorted(classes, y)
+            n_features = _distributed.agree_max(X.shape[1])
+        else:
+            X, y = self._validate_X_y(X, y, y_numeric=False)
+            check_classification_targets(y)
+            classes, labels = np.unique(y, return_inverse=True)
         if classes.size < 2:
             raise ValueError(
                 f"{type(self).__name__} needs samples of at least 2 classes, but the data "
@@ -86,8 +100,9 @@ class SnapClassifier(ClassifierMixin, SnapLinearModel):
         n_outputs = 1 if classes.size == 2 else classes.size
         warm = None
         if hasattr(self, "classes_") and np.array_equal(self.classes_, classes):
-            warm = self._warm_model(n_outputs, X.shape[1], classes)
-        model = self._train(X, labels.astype(np.float64), sample_weight, warm, weights, balanced)
+            warm = self._warm_model(n_outputs, n_features or X.shape[1], classes)
+        model = self._train(X, labels.astype(np.float64), sample_weight, warm, weights, balanced,
+                            distributed=distributed)
         self.classes_ = classes
         self.coef_ = model.coef
         self.intercept_ = model.intercept

@@ -46,7 +46,13 @@ penalty : {"l2", "l1"}, default="l2"
         any value other than None raises ValueError.
     max_gpu_memory : int, default=None
         GPU memory budget in bytes for out-of-core training. Not implemented yet:
-        any value other than None raises ValueError."""
+        any value other than None raises ValueError.
+    distributed : {"auto", True, False}, default="auto"
+        Train as one rank of ``mpirun -n K python script.py`` on the rows this rank
+        holds; every rank ends with the same model, that of one fit on all rows.
+        ``"auto"``: when started by an MPI launcher and snap_ml was built with MPI
+        (``snap_ml._core.built_with_mpi``), else in this process alone. True without
+        MPI or without a launcher raises ValueError. L2 penalty only."""
 
 CLASS_WEIGHT = """\
 class_weight : dict or "balanced", default=None

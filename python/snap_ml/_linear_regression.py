@@ -3,6 +3,7 @@
 import numpy as np
 from sklearn.base import RegressorMixin
 
+from . import _distributed
 from ._base import SnapLinearModel
 from ._docs import fill
 
@@ -60,6 +61,7 @@ class LinearRegression(RegressorMixin, SnapLinearModel):
         device_ids=None,
         max_memory=None,
         max_gpu_memory=None,
+        distributed="auto",
     ):
         self.epsilon = epsilon
         self.penalty = penalty
@@ -77,6 +79,7 @@ class LinearRegression(RegressorMixin, SnapLinearModel):
         self.device_ids = device_ids
         self.max_memory = max_memory
         self.max_gpu_memory = max_gpu_memory
+        self.distributed = distributed
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -102,9 +105,17 @@ class LinearRegression(RegressorMixin, SnapLinearModel):
         """
         if not np.isfinite(self.epsilon) or self.epsilon < 0:
             raise ValueError(f"epsilon must be a finite number >= 0, got {self.epsilon!r}")
-        X, y = self._validate_X_y(X, y, y_numeric=True)
-        warm = self._warm_model(1, X.shape[1])
-        model = self._train(X, y.astype(np.float64), sample_weight, warm, epsilon=self.epsilon)
+        distributed = _distributed.resolve_distributed(self.distributed, self.penalty)
+        if distributed:
+            with _distributed.agreed_checks():
+                X, y = self._validate_X_y(X, y, y_numeric=True)
+            n_features = _distributed.agree_max(X.shape[1])
+        else:
+            X, y = self._validate_X_y(X, y, y_numeric=True)
+            n_features = X.shape[1]
+        warm = self._warm_model(1, n_features)
+        model = self._train(X, y.astype(np.float64), sample_weight, warm, epsilon=self.epsilon,
+                            distributed=distributed)
         self.coef_ = model.coef[0]
         self.intercept_ = float(model.intercept[0])
         self.n_iter_ = int(self._n_iter[0])

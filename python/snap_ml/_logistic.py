@@ -62,6 +62,7 @@ class LogisticRegression(SnapClassifier):
         device_ids=None,
         max_memory=None,
         max_gpu_memory=None,
+        distributed="auto",
     ):
         self.penalty = penalty
         self.tol = tol
@@ -79,6 +80,7 @@ class LogisticRegression(SnapClassifier):
         self.device_ids = device_ids
         self.max_memory = max_memory
         self.max_gpu_memory = max_gpu_memory
+        self.distributed = distributed
 
     def predict_proba(self, X):
         """Class probabilities.

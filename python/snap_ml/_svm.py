@@ -55,6 +55,7 @@ class SupportVectorMachine(SnapClassifier):
         device_ids=None,
         max_memory=None,
         max_gpu_memory=None,
+        distributed="auto",
     ):
         self.loss = loss
         self.penalty = penalty
@@ -73,6 +74,7 @@ class SupportVectorMachine(SnapClassifier):
         self.device_ids = device_ids
         self.max_memory = max_memory
         self.max_gpu_memory = max_gpu_memory
+        self.distributed = distributed
 
     def _loss_name(self):
         if self.loss not in _LOSSES:

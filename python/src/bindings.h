@@ -4,6 +4,8 @@
 
 #include <pybind11/pybind11.h>
 
+#include "snapml/communicator.h"
+
 namespace snapml::python {
 
 void bind_errors(pybind11::module_& m);    // errors.cpp: C++ exceptions -> Python
@@ -11,5 +13,10 @@ void bind_data(pybind11::module_& m);      // data.cpp: numpy/scipy CSR -> CsrVi
 void bind_training(pybind11::module_& m);  // training.cpp: train() without the GIL
 void bind_model(pybind11::module_& m);     // model.cpp: Model, its files
 void bind_datasets(pybind11::module_& m);  // datasets.cpp: svmlight and binary files
+void bind_mpi(pybind11::module_& m);       // mpi.cpp: MPI_COMM_WORLD for mpirun
+
+// mpi.cpp: the process's MpiCommunicator on MPI_COMM_WORLD, MPI initialised on
+// first call; throws Unsupported in a build without MPI.
+Communicator& mpi_world();
 
 }  // namespace snapml::python

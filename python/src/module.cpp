@@ -14,4 +14,5 @@ PYBIND11_MODULE(_core, m) {
   snapml::python::bind_model(m);
   snapml::python::bind_training(m);
   snapml::python::bind_datasets(m);
+  snapml::python::bind_mpi(m);
 }

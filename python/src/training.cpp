@@ -95,7 +95,7 @@ py::tuple train_csr(const CsrData& x, const std::string& loss, const std::string
                     bool fit_intercept, double intercept_scaling,
                     const std::map<double, double>& class_weight, bool balanced, double epsilon,
                     int threads, std::uint64_t seed, bool use_gpu, const std::vector<int>& device_ids,
-                    const Model* warm_start, bool verbose) {
+                    const Model* warm_start, bool verbose, bool distributed) {
   require(x.view().labels != nullptr, "training needs labels");
   TrainParameters parameters;
   parameters.loss = loss_from_name(loss);
@@ -115,11 +115,14 @@ py::tuple train_csr(const CsrData& x, const std::string& loss, const std::string
   parameters.warm_start = warm_start;
   parameters.on_epoch = interruptible_progress(verbose);
 
+  // distributed: one CoCoA+ rank of MPI_COMM_WORLD holding this process's rows.
+  // MPI is initialised here (on this, the main, thread) before the GIL is released.
+  LocalCommunicator local;
+  Communicator& communicator = distributed ? mpi_world() : local;
   TrainResult result;
   {
     py::gil_scoped_release release;
     ViewSource source(x.view());
-    LocalCommunicator communicator;
     result = train(source, communicator, parameters);
   }
   py::list fits;
@@ -135,7 +138,8 @@ void bind_training(py::module_& m) {
         py::arg("x"), py::arg("loss"), py::arg("penalty"), py::arg("C"), py::arg("tol"), py::arg("max_iter"),
         py::arg("fit_intercept"), py::arg("intercept_scaling"), py::arg("class_weight"),
         py::arg("balanced"), py::arg("epsilon"), py::arg("threads"), py::arg("seed"),
-        py::arg("use_gpu"), py::arg("device_ids"), py::arg("warm_start"), py::arg("verbose"));
+        py::arg("use_gpu"), py::arg("device_ids"), py::arg("warm_start"), py::arg("verbose"),
+        py::arg("distributed") = false);
 }
 
 }  // namespace snapml::python

@@ -1,0 +1,130 @@
+"""Training under ``mpirun -n K python script.py``: each rank fits on its own rows.
+
+With ``distributed=True`` (or ``"auto"`` under an MPI launcher in a build with
+MPI) an estimator's ``fit`` runs as one CoCoA+ rank of ``MPI_COMM_WORLD``: the
+ranks agree on the classes (the union of every rank's labels), the feature count
+(the largest ``X.shape[1]``) and, through the core, the class counts; every rank
+ends with the same model. MPI is initialised on first use, never at import, and
+finalised at interpreter exit. docs/distributed.md, "Python", has the details.
+"""
+
+import atexit
+import contextlib
+import pickle
+
+import numpy as np
+
+from . import _core
+
+atexit.register(_core.mpi_finalize)
+
+_BAD = "distributed must be 'auto', True or False"
+
+
+def resolve_distributed(distributed, penalty="l2"):
+    """Whether ``fit`` trains as one rank of ``mpirun``; ValueError when it cannot.
+
+    Parameters
+    ----------
+    distributed : {"auto", True, False}
+        ``"auto"``: when the process was started by an MPI launcher and snap_ml was
+        built with MPI. True: always, raising ValueError without MPI or launcher.
+    penalty : str
+        L1 trains in one process only.
+
+    Returns
+    -------
+    bool
+    """
+    if isinstance(distributed, str):
+        if distributed != "auto":
+            raise ValueError(f"{_BAD}, got {distributed!r}")
+        use = bool(_core.built_with_mpi) and _core.launched_by_mpi()
+    elif isinstance(distributed, (bool, np.bool_)):
+        use = bool(distributed)
+        if use and not _core.built_with_mpi:
+            raise ValueError(
+                "distributed=True needs snap_ml built with MPI, but this build has none; "
+                "install OpenMPI (libopenmpi-dev) and reinstall snap_ml, or pass "
+                "distributed=False"
+            )
+        if use and not _core.launched_by_mpi():
+            raise ValueError(
+                "distributed=True needs the script to be started by an MPI launcher "
+                "(mpirun -n K python script.py), but no launcher variables are set "
+                "(OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_RANK, SLURM_NTASKS); pass "
+                "distributed=False or 'auto' to train in this process"
+            )
+    else:
+        raise ValueError(f"{_BAD}, got {distributed!r}")
+    if use and penalty == "l1":
+        raise ValueError(
+            "penalty='l1' trains in one process only; pass distributed=False (each rank "
+            "then fits its own rows) or penalty='l2'"
+        )
+    return use
+
+
+def allgather(value):
+    """Every rank's ``value`` (picklable), in rank order, on every rank."""
+    mine = pickle.dumps(value)
+    me = _core.mpi_rank()
+    return [
+        pickle.loads(_core.mpi_broadcast_bytes(mine if root == me else b"", root))
+        for root in range(_core.mpi_size())
+    ]
+
+
+def agree_max(value):
+    """The largest integer ``value`` over all ranks."""
+    return int(_core.mpi_allreduce_max(int(value)))
+
+
+def agree_classes(local_classes):
+    """The sorted union of every rank's distinct labels."""
+    return np.unique(np.concatenate([np.asarray(c) for c in allgather(local_classes)]))
+
+
+@contextlib.contextmanager
+def agreed_checks():
+    """Input checks that fail on every rank together.
+
+    An error inside the block is re-raised on its rank after telling the others,
+    which raise ValueError instead of waiting in a collective the failed rank never
+    reaches.
+    """
+    try:
+        yield
+    except Exception:
+        agree_max(1)
+        raise
+    if agree_max(0):
+        raise ValueError(
+            f"fit failed on another rank (this is rank {_core.mpi_rank()}); see that "
+            f"rank's error for the cause"
+        )
+
+
+def train(**arguments):
+    """``_core.train`` as one rank of MPI_COMM_WORLD.
+
+    An error once training has started (the ranks are then inside collectives)
+    prints ``snap_ml: rank R: message`` and ends every rank with MPI_Abort, as
+    ``snap-train`` does under mpirun.
+    """
+    try:
+        return _core.train(distributed=True, **arguments)
+    except Exception as error:  # noqa: BLE001 - every error must end every rank
+        _core.mpi_abort(f"snap_ml: rank {_core.mpi_rank()}: {type(error).__name__}: {error}")
+
+
+def mpi_world():
+    """``(rank, size)`` of this process under ``mpirun``; ``(0, 1)`` otherwise.
+
+    Under an MPI launcher in a build with MPI this initialises MPI (as the first
+    distributed ``fit`` would), so a script can pick its share of the rows before
+    fitting; without a launcher or without MPI it touches nothing.
+    """
+    if not (_core.built_with_mpi and _core.launched_by_mpi()):
+        return 0, 1
+    return _core.mpi_rank(), _core.mpi_size()

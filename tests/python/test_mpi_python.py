@@ -1,0 +1,91 @@
+"""fit under `mpirun -n K python ...` (distributed="auto"/True) and its checks.
+
+The mpirun test launches examples/mpi_logreg.py on 2 ranks in a subprocess and
+compares its model with a one-process fit on all rows. It skips when mpirun is
+missing or snap_ml was built without MPI, and fails instead under CI=true.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import DATA_DIR, REPO, dataset_path
+from snap_ml import LinearRegression, LogisticRegression, SupportVectorMachine, _core, mpi_world
+
+LAUNCHER_VARIABLES = ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "SLURM_NTASKS")
+
+
+@pytest.fixture
+def no_launcher(monkeypatch):
+    for name in LAUNCHER_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+
+
+def _small():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    return X, (X[:, 0] > 0).astype(int)
+
+
+@pytest.mark.parametrize("estimator", [LogisticRegression, SupportVectorMachine, LinearRegression])
+def test_distributed_true_without_mpirun_says_what_to_do(no_launcher, estimator):
+    X, y = _small()
+    match = "started by an MPI launcher" if _core.built_with_mpi else "built with MPI"
+    with pytest.raises(ValueError, match=f"distributed=True needs .*{match}"):
+        estimator(distributed=True).fit(X, y)
+
+
+def test_distributed_auto_and_false_train_in_one_process(no_launcher):
+    X, y = _small()
+    assert mpi_world() == (0, 1)
+    auto = LogisticRegression(random_state=0).fit(X, y)
+    alone = LogisticRegression(random_state=0, distributed=False).fit(X, y)
+    np.testing.assert_array_equal(auto.coef_, alone.coef_)
+    assert auto.get_params()["distributed"] == "auto"
+
+
+@pytest.mark.parametrize("value", ["yes", 1, None])
+def test_bad_distributed_value(value):
+    X, y = _small()
+    with pytest.raises(ValueError, match="distributed must be 'auto', True or False"):
+        LogisticRegression(distributed=value).fit(X, y)
+
+
+def _skip_or_fail(message):
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+def test_mpirun_two_ranks_match_one_process(tmp_path):
+    mpirun = shutil.which("mpirun")
+    if mpirun is None:
+        _skip_or_fail("mpirun not found (apt-get install openmpi-bin libopenmpi-dev)")
+    if not _core.built_with_mpi:
+        _skip_or_fail("snap_ml was built without MPI (reinstall where libopenmpi-dev is installed)")
+    dataset_path("a9a")
+    dataset_path("a9a.t")
+    env = {k: v for k, v in os.environ.items() if k not in LAUNCHER_VARIABLES}
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMP_WAIT_POLICY="passive", SNAPML_DATA_DIR=str(DATA_DIR))
+    example = str(REPO / "examples" / "mpi_logreg.py")
+    common = ["--tol", "1e-4", "--max-iter", "5000"]
+    runs = {}
+    for name, launcher in (("one", []), ("two", [mpirun, "--oversubscribe", "-n", "2"])):
+        out = tmp_path / f"{name}.npz"
+        done = subprocess.run(launcher + [sys.executable, example, *common, "--out", str(out)],
+                              env=env, capture_output=True, text=True, timeout=400)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "a9a.t accuracy" in done.stdout
+        runs[name] = np.load(out)
+    one, two = runs["one"], runs["two"]
+    assert int(one["ranks"]) == 1 and int(two["ranks"]) == 2
+    # Both primals are within tol * P of the optimum (the duality gap certifies it).
+    assert abs(float(two["primal"]) - float(one["primal"])) <= 1e-4 * abs(float(one["primal"]))
+    assert abs(float(two["accuracy"]) - float(one["accuracy"])) <= 0.1
+    assert np.mean(two["predictions"] == one["predictions"]) >= 0.995
+    assert two["coef"].shape == one["coef"].shape
