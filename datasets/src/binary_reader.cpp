@@ -40,12 +40,12 @@ std::string truncated(std::uint64_t expected, std::uint64_t actual, const char* 
 
 // XXH3-64 of the header's first 56 bytes followed by the chunk table: the
 // checksum field itself sits between the two and is not covered.
-std::uint64_t header_checksum(const unsigned char* map, std::uint64_t n_chunks) {
+std::uint64_t header_checksum(const unsigned char* header, const unsigned char* table, std::uint64_t n_chunks) {
   std::unique_ptr<XXH3_state_t, XXH_errorcode (*)(XXH3_state_t*)> state{XXH3_createState(), XXH3_freeState};
   if (!state) throw std::bad_alloc();
   XXH3_64bits_reset(state.get());
-  XXH3_64bits_update(state.get(), map, offsetof(BinaryHeader, header_checksum));
-  XXH3_64bits_update(state.get(), map + kHeaderBytes, n_chunks * kEntryBytes);
+  XXH3_64bits_update(state.get(), header, offsetof(BinaryHeader, header_checksum));
+  XXH3_64bits_update(state.get(), table, n_chunks * kEntryBytes);
   return XXH3_64bits_digest(state.get());
 }
 
@@ -129,53 +129,55 @@ void MappedBinaryFile::unmap() noexcept {
   map_size_ = 0;
 }
 
-void MappedBinaryFile::validate_header(std::uint64_t actual_size) {
-  auto fail = [&](const std::string& problem) { throw InputError(path_, 0, 0, problem); };
-  std::memcpy(&header_, map_, kHeaderBytes);
-  if (std::memcmp(header_.magic, kBinaryMagic, sizeof kBinaryMagic) != 0)
+void check_binary_header(const std::string& path, const BinaryHeader& header, std::uint64_t actual_size) {
+  auto fail = [&](const std::string& problem) { throw InputError(path, 0, 0, problem); };
+  if (std::memcmp(header.magic, kBinaryMagic, sizeof kBinaryMagic) != 0)
     fail("not a snapml binary file (bad magic; expected \"SNAPBIN\" at byte 0)");
   // The version comes before every other field: a later version may lay the
   // rest of the header out differently.
-  if (header_.version > kBinaryVersion)
-    fail("binary format version " + std::to_string(header_.version) + " is newer than this build reads (version " +
+  if (header.version > kBinaryVersion)
+    fail("binary format version " + std::to_string(header.version) + " is newer than this build reads (version " +
          std::to_string(kBinaryVersion) + "); upgrade snapml or convert the data again with this build's snap-convert");
-  if (header_.version != kBinaryVersion)
-    fail("unsupported binary format version " + std::to_string(header_.version) + " (this build reads version " +
+  if (header.version != kBinaryVersion)
+    fail("unsupported binary format version " + std::to_string(header.version) + " (this build reads version " +
          std::to_string(kBinaryVersion) + ")");
-  if (header_.flags & ~kBinaryKnownFlags)
-    fail("unknown header flags " + std::to_string(header_.flags) + " (written by a newer snapml?)");
-  if (actual_size < header_.file_size) fail(truncated(header_.file_size, actual_size, ""));
-  if (actual_size > header_.file_size)
-    fail(std::to_string(actual_size - header_.file_size) + " unexpected bytes after the end of the data (the header says " +
-         std::to_string(header_.file_size) + " bytes; file corrupted)");
+  if (header.flags & ~kBinaryKnownFlags)
+    fail("unknown header flags " + std::to_string(header.flags) + " (written by a newer snapml?)");
+  if (actual_size < header.file_size) fail(truncated(header.file_size, actual_size, ""));
+  if (actual_size > header.file_size)
+    fail(std::to_string(actual_size - header.file_size) + " unexpected bytes after the end of the data (the header says " +
+         std::to_string(header.file_size) + " bytes; file corrupted)");
   // Bound n_chunks by the file size before it sizes anything (a corrupt count
-  // must not make the checksum below read past the map).
-  if (header_.n_chunks < 0 ||
-      static_cast<std::uint64_t>(header_.n_chunks) > (header_.file_size - kHeaderBytes) / kEntryBytes)
-    fail("header corrupted: " + std::to_string(header_.n_chunks) + " chunks do not fit in the file");
-  if (header_checksum(map_, static_cast<std::uint64_t>(header_.n_chunks)) != header_.header_checksum)
-    fail("header checksum mismatch (file corrupted)");
-  // The checksum guards against accidents; these guard against a crafted file.
-  if (header_.n_rows < 0 || header_.nnz < 0 || header_.n_features < 0 ||
-      header_.n_features > std::numeric_limits<std::int32_t>::max())
-    fail("header corrupted: n_rows " + std::to_string(header_.n_rows) + ", n_features " +
-         std::to_string(header_.n_features) + ", nnz " + std::to_string(header_.nnz));
+  // must not make the checksum read past the table).
+  if (header.n_chunks < 0 ||
+      static_cast<std::uint64_t>(header.n_chunks) > (header.file_size - kHeaderBytes) / kEntryBytes)
+    fail("header corrupted: " + std::to_string(header.n_chunks) + " chunks do not fit in the file");
 }
 
-void MappedBinaryFile::validate_table() {
-  const auto n_chunks = static_cast<std::size_t>(header_.n_chunks);
-  table_.resize(n_chunks);
-  if (n_chunks) std::memcpy(table_.data(), map_ + kHeaderBytes, n_chunks * kEntryBytes);
+std::vector<BinaryChunkEntry> check_binary_table(const std::string& path, const BinaryHeader& header,
+                                                 const unsigned char* table_bytes) {
+  auto fail_header = [&](const std::string& problem) { throw InputError(path, 0, 0, problem); };
+  const auto n_chunks = static_cast<std::size_t>(header.n_chunks);
+  if (header_checksum(reinterpret_cast<const unsigned char*>(&header), table_bytes, n_chunks) != header.header_checksum)
+    fail_header("header checksum mismatch (file corrupted)");
+  // The checksum guards against accidents; these guard against a crafted file.
+  if (header.n_rows < 0 || header.nnz < 0 || header.n_features < 0 ||
+      header.n_features > std::numeric_limits<std::int32_t>::max())
+    fail_header("header corrupted: n_rows " + std::to_string(header.n_rows) + ", n_features " +
+                std::to_string(header.n_features) + ", nnz " + std::to_string(header.nnz));
+  const bool has_weights = (header.flags & kBinaryFlagWeights) != 0;
+  std::vector<BinaryChunkEntry> table(n_chunks);
+  if (n_chunks) std::memcpy(table.data(), table_bytes, n_chunks * kEntryBytes);
   // Chunks follow the table back to back, in row order, and end the file. With
   // that invariant a chunk's bounds follow from the counts alone.
   std::uint64_t expected_offset = kHeaderBytes + n_chunks * kEntryBytes;
   std::int64_t rows = 0;
   std::int64_t nnz = 0;
-  const std::uint64_t file_size = header_.file_size;
+  const std::uint64_t file_size = header.file_size;
   for (std::size_t i = 0; i < n_chunks; ++i) {
-    const BinaryChunkEntry& e = table_[i];
+    const BinaryChunkEntry& e = table[i];
     auto fail = [&](const std::string& problem) {
-      throw InputError(path_, 0, 0, "chunk table corrupted: chunk " + std::to_string(i) + " " + problem);
+      throw InputError(path, 0, 0, "chunk table corrupted: chunk " + std::to_string(i) + " " + problem);
     };
     if (e.offset != expected_offset)
       fail("starts at byte " + std::to_string(e.offset) + ", expected " + std::to_string(expected_offset));
@@ -187,7 +189,7 @@ void MappedBinaryFile::validate_table() {
       fail("has " + std::to_string(e.n_rows) + " rows and " + std::to_string(e.nnz) +
            " non-zeros, more than the file holds");
     const std::uint64_t bytes =
-        binary_chunk_bytes(static_cast<std::uint64_t>(e.n_rows), static_cast<std::uint64_t>(e.nnz), has_weights());
+        binary_chunk_bytes(static_cast<std::uint64_t>(e.n_rows), static_cast<std::uint64_t>(e.nnz), has_weights);
     if (bytes > remaining) fail("ends past the end of the file");
     if (e.first_row != rows)
       fail("starts at row " + std::to_string(e.first_row) + ", expected " + std::to_string(rows));
@@ -196,26 +198,34 @@ void MappedBinaryFile::validate_table() {
     nnz += e.nnz;
   }
   auto fail = [&](const std::string& problem) {
-    throw InputError(path_, 0, 0, "chunk table corrupted: " + problem);
+    throw InputError(path, 0, 0, "chunk table corrupted: " + problem);
   };
   if (expected_offset != file_size)
     fail("the chunks end at byte " + std::to_string(expected_offset) + ", the file at " + std::to_string(file_size));
-  if (rows != header_.n_rows || nnz != header_.nnz)
+  if (rows != header.n_rows || nnz != header.nnz)
     fail("the chunks hold " + std::to_string(rows) + " rows and " + std::to_string(nnz) + " non-zeros, the header says " +
-         std::to_string(header_.n_rows) + " and " + std::to_string(header_.nnz));
+         std::to_string(header.n_rows) + " and " + std::to_string(header.nnz));
+  return table;
 }
 
-void MappedBinaryFile::verify_chunk(std::size_t i) const {
-  const BinaryChunkEntry& e = table_[i];
+void MappedBinaryFile::validate_header(std::uint64_t actual_size) {
+  std::memcpy(&header_, map_, kHeaderBytes);
+  check_binary_header(path_, header_, actual_size);
+}
+
+void MappedBinaryFile::validate_table() { table_ = check_binary_table(path_, header_, map_ + kHeaderBytes); }
+
+void verify_binary_chunk(const std::string& path, std::size_t index, const BinaryChunkEntry& e,
+                         std::int32_t n_features, bool has_weights, const unsigned char* bytes) {
   auto fail = [&](const std::string& problem) {
-    throw InputError(path_, 0, 0, "chunk " + std::to_string(i) + " " + problem);
+    throw InputError(path, 0, 0, "chunk " + std::to_string(index) + " " + problem);
   };
-  const std::uint64_t bytes =
-      binary_chunk_bytes(static_cast<std::uint64_t>(e.n_rows), static_cast<std::uint64_t>(e.nnz), has_weights());
-  if (XXH3_64bits(chunk_bytes(i), bytes) != e.checksum) fail("checksum mismatch (file corrupted)");
+  const std::uint64_t size =
+      binary_chunk_bytes(static_cast<std::uint64_t>(e.n_rows), static_cast<std::uint64_t>(e.nnz), has_weights);
+  if (XXH3_64bits(bytes, size) != e.checksum) fail("checksum mismatch (file corrupted)");
   // A matching checksum proves the bytes are those written, not that the writer
   // was sound; these are the invariants a solver relies on to stay in bounds.
-  const CsrView v = unchecked_view(i);
+  const CsrView v = binary_chunk_view(e, n_features, has_weights, bytes);
   if (v.row_offsets[0] != 0) fail("is malformed: row_offsets[0] is " + std::to_string(v.row_offsets[0]) + ", not 0");
   for (std::int64_t r = 0; r < v.n_rows; ++r)
     if (v.row_offsets[r + 1] < v.row_offsets[r])
@@ -227,6 +237,10 @@ void MappedBinaryFile::verify_chunk(std::size_t i) const {
     if (v.col_indices[k] < 0 || v.col_indices[k] >= v.n_features)
       fail("is malformed: column index " + std::to_string(v.col_indices[k]) + " outside [0, " +
            std::to_string(v.n_features) + ")");
+}
+
+void MappedBinaryFile::verify_chunk(std::size_t i) const {
+  verify_binary_chunk(path_, i, table_[i], n_features(), has_weights(), chunk_bytes(i));
   verified_[i].store(true, std::memory_order_release);
 }
 
@@ -238,22 +252,23 @@ CsrView MappedBinaryFile::chunk(std::size_t i) const {
   return unchecked_view(i);
 }
 
-CsrView MappedBinaryFile::unchecked_view(std::size_t i) const {
-  const BinaryChunkEntry& e = table_[i];
+CsrView binary_chunk_view(const BinaryChunkEntry& e, std::int32_t n_features, bool has_weights,
+                          const unsigned char* bytes) {
   const auto n_rows = static_cast<std::uint64_t>(e.n_rows);
   const auto nnz = static_cast<std::uint64_t>(e.nnz);
-  // Every array starts on an 8-byte boundary of a page-aligned map, so the
-  // pointers are aligned for their types.
-  const unsigned char* p = chunk_bytes(i);
+  // Every array starts on an 8-byte boundary of an 8-byte aligned chunk (a
+  // page-aligned map, or a buffer of 64-bit words), so the pointers are aligned
+  // for their types.
+  const unsigned char* p = bytes;
   CsrView v;
   v.n_rows = e.n_rows;
-  v.n_features = n_features();
+  v.n_features = n_features;
   v.first_row = e.first_row;
   v.row_offsets = reinterpret_cast<const std::int64_t*>(p);
   p += 8 * (n_rows + 1);
   v.labels = reinterpret_cast<const double*>(p);
   p += 8 * n_rows;
-  if (has_weights()) {
+  if (has_weights) {
     v.weights = reinterpret_cast<const float*>(p);
     p += binary_padded(4 * n_rows);
   }
@@ -261,6 +276,10 @@ CsrView MappedBinaryFile::unchecked_view(std::size_t i) const {
   p += binary_padded(4 * nnz);
   v.values = reinterpret_cast<const float*>(p);
   return v;
+}
+
+CsrView MappedBinaryFile::unchecked_view(std::size_t i) const {
+  return binary_chunk_view(table_[i], n_features(), has_weights(), chunk_bytes(i));
 }
 
 void MappedBinaryFile::verify_all() const {

@@ -101,7 +101,9 @@ def check_device_options(use_gpu, device_ids, max_memory, max_gpu_memory):
         if value is not None:
             raise ValueError(
                 f"{name}={value!r}: out-of-core training under a memory budget is not "
-                f"implemented yet; leave {name}=None (the data must fit in memory)"
+                f"implemented yet in Python; leave {name}=None (the data must fit in memory)"
+                + ("; snap-train --max-memory streams a .snap file (docs/out-of-core.md)"
+                   if name == "max_memory" else "")
             )
     if device_ids is None:
         ids = []

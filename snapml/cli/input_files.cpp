@@ -38,8 +38,12 @@ DataFormat data_format_from_name(const std::string& name) {
   return DataFormat::Auto;
 }
 
+bool is_binary_input(const std::string& path, DataFormat format) {
+  return format == DataFormat::Binary || (format == DataFormat::Auto && looks_binary(path));
+}
+
 Dataset read_dataset(const std::string& path, DataFormat format, int threads) {
-  if (format == DataFormat::Binary || (format == DataFormat::Auto && looks_binary(path)))
+  if (is_binary_input(path, format))
     return datasets::load_binary(path);
   datasets::SvmlightOptions options;
   options.threads = threads;

@@ -18,6 +18,9 @@ enum class DataFormat { Auto, Svmlight, Binary };
 inline constexpr const char* kFormatNames[] = {"auto", "svmlight", "binary"};
 DataFormat data_format_from_name(const std::string& name);
 
+// True when `path` is read as the binary chunked format under `format`.
+bool is_binary_input(const std::string& path, DataFormat format);
+
 // Reads a whole dataset. Throws IoError when the file cannot be read and
 // InputError (file:line:column, or file and chunk) when its content is malformed.
 Dataset read_dataset(const std::string& path, DataFormat format, int threads);

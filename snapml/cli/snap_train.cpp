@@ -7,11 +7,18 @@
 // cross-validation result instead of a model. Exit codes: cli_common.h.
 // `mpirun -n K snap-train ...` trains on K ranks (distributed_train.h).
 #include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <memory>
+#include <string>
 
 #include "cli_common.h"
 #include "cross_validation.h"
 #include "input_files.h"
+#include "snapml/communicator.h"
+#include "snapml/datasets/streamed_binary_source.h"
 #include "snapml/error.h"
 #include "snapml/metrics.h"
 #include "snapml/train.h"
@@ -47,13 +54,65 @@ int cross_validate(const TrainOptions& o, const Dataset& data, ProgressLine& pro
   return kExitOk;
 }
 
+// --report-memory: the peak resident set (VmHWM) the kernel recorded for this
+// process, in bytes; 0 where /proc does not say.
+std::uint64_t peak_resident_bytes() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;  // "VmHWM:   1234 kB"
+  return 0;
+}
+
+// Prints the peak resident memory on every way out of snap_train (errors too), so
+// that a test can compare it with the budget.
+struct MemoryReport {
+  bool active;
+  ~MemoryReport() {
+    if (active) std::cerr << "peak resident memory: " << peak_resident_bytes() << " bytes\n";
+  }
+};
+
+// With --max-memory: the streamed source the budget needs for the training file,
+// or nullptr when the file is read into memory as without a budget.
+std::unique_ptr<datasets::StreamedBinarySource> streamed_training_source(const TrainOptions& o) {
+  if (o.max_memory == 0) return nullptr;
+  if (!is_binary_input(o.training_file, o.format)) {
+    // Text can only be parsed whole; its in-memory size is of the order of its
+    // file size, the only estimate available before parsing.
+    std::error_code error;
+    const auto size = std::filesystem::file_size(o.training_file, error);
+    if (!error && size > o.max_memory)
+      throw InvalidArgument("--max-memory " + std::to_string(o.max_memory) + ": " + o.training_file + " (" +
+                            std::to_string(size) +
+                            " bytes of text) does not fit the budget and only the binary format streams; "
+                            "convert it first (snap-convert " + o.training_file + " DATA.snap) and train on the .snap file");
+    return nullptr;
+  }
+  datasets::BinaryFileLayout layout = datasets::read_binary_layout(o.training_file);
+  const datasets::BinarySourcePlan plan = datasets::plan_binary_source(layout, o.max_memory);
+  if (!plan.stream) return nullptr;
+  require(o.folds == 0, "-v cross-validation needs the data in memory, and " + o.training_file +
+                            " does not fit --max-memory; raise the budget or drop -v");
+  if (!o.quiet)
+    std::cerr << "snap-train: " << o.training_file << " (" << layout.header.file_size
+              << " bytes) exceeds --max-memory; streaming it through " << plan.buffers << " buffers of "
+              << layout.largest_chunk_bytes() << " bytes\n";
+  return std::make_unique<datasets::StreamedBinarySource>(std::move(layout), plan.buffers);
+}
+
 int snap_train(int argc, char** argv) {
   TrainOptions o = parse_train_options(argc, argv);
+  const MemoryReport memory_report{o.report_memory};
 #if defined(SNAPML_WITH_MPI)
   // Under mpirun every process is one CoCoA+ rank (docs/distributed.md).
-  if (launched_as_mpi_rank()) return train_as_mpi_rank(o, &argc, &argv);
+  if (launched_as_mpi_rank()) {
+    if (o.max_memory > 0)
+      throw Unsupported("--max-memory: out-of-core training under mpirun is not available yet; drop the option");
+    return train_as_mpi_rank(o, &argc, &argv);
+  }
 #endif
-  const Dataset data = read_dataset(o.training_file, o.format, o.parameters.threads);
+  const std::unique_ptr<datasets::StreamedBinarySource> streamed = streamed_training_source(o);
+  const Dataset data = streamed ? Dataset() : read_dataset(o.training_file, o.format, o.parameters.threads);
   ProgressLine progress(!o.quiet);
   if (progress.active())
     o.parameters.on_epoch = [&progress](int problem, const EpochRecord& record) { progress.update(problem, record); };
@@ -63,7 +122,10 @@ int snap_train(int argc, char** argv) {
   // rather than after a long run.
   const Dataset test = o.test_file.empty() ? Dataset() : read_dataset(o.test_file, o.format, o.parameters.threads);
   const Clock::time_point started = Clock::now();
-  const TrainResult result = train(data, o.parameters);
+  LocalCommunicator local;
+  // A streamed source solves the one-vs-rest problems one after another (a
+  // single reader); in memory they run in parallel.
+  const TrainResult result = streamed ? train(*streamed, local, o.parameters) : train(data, o.parameters);
   const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
   progress.clear();
 

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "cli_common.h"
+#include "snapml/datasets/streamed_binary_source.h"
 #include "snapml/error.h"
 
 namespace snapml::cli {
@@ -154,7 +155,12 @@ TrainOptions parse_train_options(int argc, char** argv) {
       ->allow_extra_args(false)
       ->check(CLI::NonNegativeNumber)
       ->needs(gpu_option);
-  auto* max_memory_option = app.add_option("--max-memory", max_memory, "not available yet (out-of-core training)");
+  auto* max_memory_option = app.add_option(
+      "--max-memory", max_memory,
+      "host memory budget for the data and the solver's state (bytes, or 512MB, 4GB, 1.5G; units are powers of "
+      "1024): a binary (.snap) file larger than the budget streams from disk (docs/out-of-core.md)");
+  app.add_flag("--report-memory", o.report_memory,
+               "print the process's peak resident memory (VmHWM) to stderr at exit");
   auto* max_gpu_memory_option =
       app.add_option("--max-gpu-memory", max_gpu_memory, "not available yet (out-of-core GPU training)");
   folds_option->excludes(test_option)->excludes(history_option)->excludes(model_format_option);
@@ -165,10 +171,11 @@ TrainOptions parse_train_options(int argc, char** argv) {
   for (const std::string& arg : args) pointers.push_back(const_cast<char*>(arg.c_str()));
   parse_command_line(app, static_cast<int>(pointers.size()), pointers.data());
 
-  for (const auto* option : {max_memory_option, max_gpu_memory_option})
-    if (option->count() > 0)
-      throw Unsupported(option->get_name() + ": out-of-core training is not available yet in snap-train; "
-                        "drop the option to train with the data in memory");
+  if (max_gpu_memory_option->count() > 0)
+    throw Unsupported(max_gpu_memory_option->get_name() +
+                      ": out-of-core training is not available yet in snap-train; "
+                      "drop the option to train with the data in memory");
+  if (max_memory_option->count() > 0) o.max_memory = datasets::parse_memory_size(max_memory);
 
   p.loss = loss_option->count() > 0 ? loss_from_name(loss_name_option) : loss_of_solver_type(solver_type);
   if (loss_option->count() == 0 && type_option->count() > 0 && penalty_option->count() > 0)

@@ -2,6 +2,7 @@
 // parsed into TrainParameters and what the tool itself does (files, reports).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,10 @@ struct TrainOptions {
   bool liblinear_model = false;  // --model-format liblinear
   int folds = 0;                 // -v: 0 trains and saves a model
   bool quiet = false;
+  // --max-memory in bytes, 0 for no budget: a binary training file larger than
+  // the budget streams from disk (plan_binary_source, docs/out-of-core.md).
+  std::uint64_t max_memory = 0;
+  bool report_memory = false;  // --report-memory: peak resident memory at exit
 };
 
 // LIBLINEAR writes a class weight as `-wLABEL WEIGHT` (`-w1 2 -w-1 0.5`), an option

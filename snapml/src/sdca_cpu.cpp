@@ -33,6 +33,8 @@
 #include <cmath>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "omp_threads.h"
 #include "random.h"
@@ -354,7 +356,11 @@ FitResult SdcaCpuSolver::fit(ChunkSource& source, Communicator& communicator, So
     }
   }
   state.weights = weights_;
-  state.alpha = alpha_;
+  // Moved, not copied: a third row-sized vector at the end of a fit would raise
+  // the peak of out-of-core training above the 16 bytes a row its budget counts
+  // (docs/out-of-core.md). prepare() and initialise() refill both for a next fit.
+  state.alpha = std::move(alpha_);
+  std::vector<double>().swap(squared_norms_);
   return result;
 }
 

@@ -226,6 +226,9 @@ TrainResult train(ChunkSource& source, Communicator& communicator, const TrainPa
   for (Problem& problem : problems) {
     auto solver = make_solver(problem.parameters, p.use_gpu, p.device_ids);
     result.fits.push_back(solver->fit(source, communicator, problem.state));
+    // The model needs the weights only; dropping each problem's dual variables
+    // keeps one-vs-rest at one problem's per-row state (an out-of-core budget).
+    std::vector<double>().swap(problem.state.alpha);
   }
   result.model = assemble(summary, weights, p, problems);
   return result;

@@ -93,6 +93,29 @@ struct BinaryOpenOptions {
   BinaryAccess access = BinaryAccess::Sequential;
 };
 
+// The checks every reader of the format applies, shared by the memory-mapped
+// reader below and the pread-based streamed one (streamed_binary_source.h), so
+// that both refuse the same files with the same messages. Each throws InputError
+// naming `path`.
+//
+// The header fields that can be checked before the table is read: magic,
+// version, flags, file size against `actual_size`, and a chunk count that fits.
+void check_binary_header(const std::string& path, const BinaryHeader& header, std::uint64_t actual_size);
+// The header checksum (over `header` and the n_chunks table entries at
+// `table_bytes`), the header's counts, and a table of contiguous chunks that end
+// the file. Returns the table.
+std::vector<BinaryChunkEntry> check_binary_table(const std::string& path, const BinaryHeader& header,
+                                                 const unsigned char* table_bytes);
+// The view of a chunk whose binary_chunk_bytes() bytes start at `bytes` (8-byte
+// aligned), not verified.
+CsrView binary_chunk_view(const BinaryChunkEntry& entry, std::int32_t n_features, bool has_weights,
+                          const unsigned char* bytes);
+// The chunk's checksum and the invariants a solver relies on to stay in bounds
+// (offsets monotonic, last offset == nnz, column indices < n_features); the error
+// names chunk `index`.
+void verify_binary_chunk(const std::string& path, std::size_t index, const BinaryChunkEntry& entry,
+                         std::int32_t n_features, bool has_weights, const unsigned char* bytes);
+
 // A read-only memory map of a binary file. Opening validates the magic, version,
 // flags, header checksum and that the chunk table describes contiguous chunks that
 // fit in the file; each chunk is checksummed and structurally checked (offsets
