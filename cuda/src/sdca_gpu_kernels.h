@@ -10,6 +10,7 @@
 #include "snapml/csr_view.h"
 #include "snapml/cuda/permutation.h"
 #include "snapml/losses/dispatch.h"
+#include "snapml/solver.h"
 
 namespace snapml::cuda::detail {
 
@@ -44,9 +45,9 @@ int block_size_for(std::int64_t n_rows, std::int64_t nnz);
 // squared_norm[i] = ||x_i||^2 + bias_square, as the CPU solver caches it.
 void launch_squared_norms(const CsrView& x, double bias_square, double* squared_norm, cudaStream_t stream);
 
-// How the dual variables start (solver.h's SolverState): from given alpha (already
+// How the dual variables start (solver.h's StartFrom): from given alpha (already
 // in rows.alpha, clipped here), from the margins of `start_weights`, or cold.
-enum class StartFrom { Alpha, Weights, Cold };
+using ::snapml::StartFrom;
 
 // Sets rows.alpha and adds w(alpha) of the chunk's rows into w.weights (atomics).
 void launch_initialise(const LossSetup& loss, const CsrView& x, std::int64_t nnz, const RowData& rows,

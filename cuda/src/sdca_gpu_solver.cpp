@@ -34,7 +34,6 @@ namespace {
 
 using detail::LossSetup;
 using detail::RowData;
-using detail::StartFrom;
 using detail::WeightsView;
 
 std::string gibibytes(std::size_t bytes) {
@@ -203,20 +202,9 @@ void SdcaGpuSolver::finish_upload(Worker& worker) {
 void SdcaGpuSolver::initialise(SolverState& state, Communicator& communicator) {
   std::int64_t n_rows = 0;
   for (const auto& worker : workers_) n_rows += worker->n_rows;
-  const bool from_alpha = !state.alpha.empty();
-  const bool from_weights = !from_alpha && !state.weights.empty();
-  if (from_alpha)
-    require(static_cast<std::int64_t>(state.alpha.size()) == n_rows,
-            "warm start: alpha has " + std::to_string(state.alpha.size()) + " entries for " +
-                std::to_string(n_rows) + " rows; pass one per row of this rank's data");
-  if (from_weights) {
-    const std::size_t size = state.weights.size();
-    require(size == static_cast<std::size_t>(n_features_) || size == static_cast<std::size_t>(n_features_) + 1,
-            "warm start: weights have " + std::to_string(size) + " entries; pass n_features (" +
-                std::to_string(n_features_) + ") or n_features + 1 (with the intercept's weight)");
-    state.weights.resize(static_cast<std::size_t>(n_features_) + 1, 0.0);
-  }
-  const StartFrom start = from_alpha ? StartFrom::Alpha : (from_weights ? StartFrom::Weights : StartFrom::Cold);
+  const StartFrom start = warm_start_from(state, n_rows, n_features_);
+  const bool from_alpha = start == StartFrom::Alpha;
+  const bool from_weights = start == StartFrom::Weights;
   const LossSetup loss{parameters_.loss, parameters_.epsilon, 0.0};
 
   weights_.assign(static_cast<std::size_t>(n_features_) + 1, 0.0);

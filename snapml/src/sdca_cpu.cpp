@@ -205,19 +205,9 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
 }
 
 void SdcaCpuSolver::initialise(ChunkSource& source, Communicator& communicator, SolverState& state) {
-  const bool from_alpha = !state.alpha.empty();
-  const bool from_weights = !from_alpha && !state.weights.empty();
-  if (from_alpha)
-    require(static_cast<std::int64_t>(state.alpha.size()) == n_rows_,
-            "warm start: alpha has " + std::to_string(state.alpha.size()) + " entries for " +
-                std::to_string(n_rows_) + " rows; pass one per row of this rank's data");
-  if (from_weights) {
-    const std::size_t size = state.weights.size();
-    require(size == static_cast<std::size_t>(n_features_) || size == static_cast<std::size_t>(n_features_) + 1,
-            "warm start: weights have " + std::to_string(size) + " entries; pass n_features (" +
-                std::to_string(n_features_) + ") or n_features + 1 (with the intercept's weight)");
-    state.weights.resize(static_cast<std::size_t>(n_features_) + 1, 0.0);
-  }
+  const StartFrom start = warm_start_from(state, n_rows_, n_features_);
+  const bool from_alpha = start == StartFrom::Alpha;
+  const bool from_weights = start == StartFrom::Weights;
   alpha_.assign(static_cast<std::size_t>(n_rows_), 0.0);
   weights_.assign(static_cast<std::size_t>(n_features_) + 1, 0.0);
   const double bias_value = parameters_.intercept_scaling;
@@ -388,6 +378,22 @@ void validate(const SolverParameters& p) {
             "penalty l1 with the squared loss is the lasso, which has no insensitive zone; pass "
             "epsilon 0 (got " + std::to_string(p.epsilon) + ") or use penalty l2 for support vector regression");
   }
+}
+
+StartFrom warm_start_from(SolverState& state, std::int64_t n_rows, std::int32_t n_features) {
+  if (!state.alpha.empty()) {
+    require(static_cast<std::int64_t>(state.alpha.size()) == n_rows,
+            "warm start: alpha has " + std::to_string(state.alpha.size()) + " entries for " +
+                std::to_string(n_rows) + " rows; pass one per row of this rank's data");
+    return StartFrom::Alpha;
+  }
+  if (state.weights.empty()) return StartFrom::Cold;
+  const std::size_t size = state.weights.size();
+  require(size == static_cast<std::size_t>(n_features) || size == static_cast<std::size_t>(n_features) + 1,
+          "warm start: weights have " + std::to_string(size) + " entries; pass n_features (" +
+              std::to_string(n_features) + ") or n_features + 1 (with the intercept's weight)");
+  state.weights.resize(static_cast<std::size_t>(n_features) + 1, 0.0);
+  return StartFrom::Weights;
 }
 
 std::unique_ptr<Solver> make_sdca_cpu_solver(const SolverParameters& parameters) {

@@ -73,6 +73,14 @@ struct SolverState {
   std::vector<double> alpha;
 };
 
+// Where a fit starts, by the rule above.
+enum class StartFrom { Alpha, Weights, Cold };
+
+// Shared by the L2 solvers (CPU and GPU): checks `state` against this rank's
+// `n_rows` and the global `n_features` (InvalidArgument naming the fix), pads
+// given weights to n_features + 1, and says where the fit starts.
+StartFrom warm_start_from(SolverState& state, std::int64_t n_rows, std::int32_t n_features);
+
 class Solver {
  public:
   virtual ~Solver() = default;
