@@ -103,7 +103,9 @@ inline void step_row(const Loss& loss, const CsrView& x, std::int64_t row, doubl
   alpha = new_alpha;
   const double scale = context.sigma * (new_alpha - old_alpha) * Loss::coefficient(y);
   for (std::int64_t k = begin; k < end; ++k) add<kAtomic>(v[columns[k]], scale * static_cast<double>(values[k]));
-  add<kAtomic>(v[context.bias_index], scale * context.bias_value);
+  // Without an intercept the slot stays 0: skipping the add keeps threads from
+  // contending for its cache line on every row.
+  if (context.bias_value != 0.0) add<kAtomic>(v[context.bias_index], scale * context.bias_value);
 }
 
 // The rows order[begin, end) of chunk x (a streamed source's epoch).
