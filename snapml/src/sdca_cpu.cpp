@@ -133,10 +133,27 @@ void update_resident_rows(const Loss& loss, const ResidentRows& rows, const std:
                           const StepContext& context) {
   const auto chunks_begin = rows.first.begin() + 1;
   const auto chunks_end = rows.first.end();
+  // The chunk holding row `index`: a binary search over the (few) chunk starts.
+  auto chunk_of = [&](std::int64_t index) {
+    return static_cast<std::size_t>(std::upper_bound(chunks_begin, chunks_end, index) - chunks_begin);
+  };
+  // A random order defeats the hardware prefetcher, so each row's data would be a
+  // cold miss; fetch the row kPrefetchAhead positions ahead while this one computes.
+  constexpr std::int64_t kPrefetchAhead = 4;
   for (std::int64_t position = begin; position < end; ++position) {
+    if (position + kPrefetchAhead < end) {
+      const std::int64_t ahead = order[position + kPrefetchAhead];
+      const std::size_t c = chunk_of(ahead);
+      const CsrView& x = rows.chunks[c];
+      const std::int64_t row = ahead - rows.first[c];
+      const std::int64_t start = x.row_offsets[row];
+      __builtin_prefetch(x.col_indices + start);
+      __builtin_prefetch(x.values + start);
+      __builtin_prefetch(alpha + ahead);
+      __builtin_prefetch(squared_norms + ahead);
+    }
     const std::int64_t index = order[position];
-    // The chunk holding row `index`: a binary search over the (few) chunk starts.
-    const auto chunk = static_cast<std::size_t>(std::upper_bound(chunks_begin, chunks_end, index) - chunks_begin);
+    const std::size_t chunk = chunk_of(index);
     step_row<Loss, kAtomic>(loss, rows.chunks[chunk], index - rows.first[chunk], alpha[index],
                             squared_norms[index], context);
   }
