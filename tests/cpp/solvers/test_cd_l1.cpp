@@ -18,6 +18,7 @@
 #include "snapml/solver.h"
 #include "snapml/solver_factory.h"
 #include "snapml/train.h"
+#include "fit_once.h"
 #include "test_data.h"
 
 namespace {
@@ -25,18 +26,8 @@ namespace {
 using namespace snapml;
 using namespace snapml::testing;
 
-struct Fit {
-  FitResult result;
-  SolverState state;
-};
-
 Fit fit(const Dataset& data, const SolverParameters& parameters, SolverState start = {}) {
-  InMemorySource source(data);
-  LocalCommunicator local;
-  Fit out;
-  out.state = std::move(start);
-  out.result = make_cd_l1_cpu_solver(parameters)->fit(source, local, out.state);
-  return out;
+  return fit_once(*make_cd_l1_cpu_solver(parameters), data, std::move(start));
 }
 
 SolverParameters tight(LossKind loss, double C = 1.0) {

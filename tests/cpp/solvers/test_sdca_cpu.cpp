@@ -12,6 +12,7 @@
 #include "snapml/communicator.h"
 #include "snapml/objectives.h"
 #include "snapml/solver.h"
+#include "fit_once.h"
 #include "thread_communicator.h"
 
 namespace {
@@ -19,18 +20,8 @@ namespace {
 using namespace snapml;
 using namespace snapml::testing;
 
-struct Fit {
-  FitResult result;
-  SolverState state;
-};
-
 Fit fit(const Dataset& data, const SolverParameters& parameters, SolverState start = {}) {
-  InMemorySource source(data);
-  LocalCommunicator local;
-  Fit out;
-  out.state = std::move(start);
-  out.result = make_sdca_cpu_solver(parameters)->fit(source, local, out.state);
-  return out;
+  return fit_once(*make_sdca_cpu_solver(parameters), data, std::move(start));
 }
 
 SolverParameters tight(LossKind loss) {
