@@ -9,7 +9,9 @@
 #include <random>
 #include <vector>
 
+#include "references.h"
 #include "snapml/dataset.h"
+#include "snapml/solver.h"
 
 namespace snapml::testing {
 
@@ -90,6 +92,17 @@ inline Eigen::VectorXd targets(const Dataset& data, double positive_label, bool 
   for (std::size_t i = 0; i < labels.size(); ++i)
     y(static_cast<Eigen::Index>(i)) = regression ? labels[i] : (labels[i] == positive_label ? 1.0 : -1.0);
   return y;
+}
+
+// The dense form of `data` as the solver with parameters `p` sees it.
+inline DenseProblem dense(const Dataset& data, const SolverParameters& p) {
+  const bool regression = !is_classification(p.loss);
+  return {dense_rows(data, p.intercept_scaling), targets(data, p.positive_label, regression),
+          row_costs(data, p.C, p.positive_label, p.class_weight_positive, p.class_weight_negative, regression)};
+}
+
+inline Eigen::VectorXd as_vector(const std::vector<double>& w) {
+  return Eigen::Map<const Eigen::VectorXd>(w.data(), static_cast<Eigen::Index>(w.size()));
 }
 
 }  // namespace snapml::testing

@@ -42,16 +42,6 @@ SolverParameters tight(LossKind loss, double C = 1.0) {
   return p;
 }
 
-DenseProblem dense(const Dataset& data, const SolverParameters& p) {
-  const bool regression = !is_classification(p.loss);
-  return {dense_rows(data, p.intercept_scaling), targets(data, p.positive_label, regression),
-          row_costs(data, p.C, p.positive_label, p.class_weight_positive, p.class_weight_negative, regression)};
-}
-
-Eigen::VectorXd as_vector(const std::vector<double>& w) {
-  return Eigen::Map<const Eigen::VectorXd>(w.data(), static_cast<Eigen::Index>(w.size()));
-}
-
 // sum_i c_i loss_i(w) + ||w||_1, from the references' L2 primals.
 double l1_primal(LossKind loss, const DenseProblem& p, const Eigen::VectorXd& w) {
   const double l2_primal = loss == LossKind::Logistic       ? logistic_primal(p, w)

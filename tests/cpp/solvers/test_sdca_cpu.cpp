@@ -36,16 +36,6 @@ SolverParameters tight(LossKind loss) {
   return p;
 }
 
-DenseProblem dense(const Dataset& data, const SolverParameters& p) {
-  const bool regression = !is_classification(p.loss);
-  return {dense_rows(data, p.intercept_scaling), targets(data, p.positive_label, regression),
-          row_costs(data, p.C, p.positive_label, p.class_weight_positive, p.class_weight_negative, regression)};
-}
-
-Eigen::VectorXd as_vector(const std::vector<double>& w) {
-  return Eigen::Map<const Eigen::VectorXd>(w.data(), static_cast<Eigen::Index>(w.size()));
-}
-
 // Fits to tol 1e-10 and compares P(w) with the reference optimum to 1e-6, and
 // the solver's own reported primal with the reference's evaluation of it.
 void expect_reference_optimum(const Dataset& data, const SolverParameters& p,
