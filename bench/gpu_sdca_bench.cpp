@@ -26,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "gpu_timing.h"
 #include "sdca_gpu_kernels.h"  // the kernels' launchers: cuda/src, for timing them alone
 #include "snapml/chunk_source.h"
 #include "snapml/cuda/check.h"
@@ -40,6 +41,9 @@ namespace {
 
 using snapml::cuda::DeviceBuffer;
 using Clock = std::chrono::steady_clock;
+using snapml::bench::copy_bandwidth_gbs;
+using snapml::bench::seconds_since;
+using snapml::bench::time_ms;
 
 struct Options {
   std::int64_t nnz = 500'000'000;
@@ -82,34 +86,6 @@ snapml::Dataset generate(std::int64_t nnz, const Options& o) {
   return snapml::datasets::make_synthetic(synthetic);
 }
 
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-
-template <typename Work>
-double time_ms(cudaStream_t stream, int repeats, Work work) {
-  cudaEvent_t start, stop;
-  SNAPML_CUDA_CHECK(cudaEventCreate(&start));
-  SNAPML_CUDA_CHECK(cudaEventCreate(&stop));
-  work(-1);  // warm-up
-  SNAPML_CUDA_CHECK(cudaEventRecord(start, stream));
-  for (int i = 0; i < repeats; ++i) work(i);
-  SNAPML_CUDA_CHECK(cudaEventRecord(stop, stream));
-  SNAPML_CUDA_CHECK(cudaEventSynchronize(stop));
-  float ms = 0;
-  SNAPML_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  return ms / repeats;
-}
-
-double copy_bandwidth_gbs(cudaStream_t stream) {
-  const std::size_t bytes = std::size_t{2} << 30;
-  DeviceBuffer<std::byte> a(bytes), b(bytes);
-  a.fill_bytes(1, stream);
-  const double ms = time_ms(stream, 10, [&](int) {
-    SNAPML_CUDA_CHECK(cudaMemcpyAsync(b.data(), a.data(), bytes, cudaMemcpyDeviceToDevice, stream));
-  });
-  return 2.0 * static_cast<double>(bytes) / (ms * 1e6);
-}
 
 snapml::SolverParameters solver_parameters(const Options& o, int epochs, int threads) {
   snapml::SolverParameters p;
@@ -201,7 +177,7 @@ int main(int argc, char** argv) try {
   std::printf("generated %lld rows, %lld non-zeros, %d features in %.1f s\n",
               static_cast<long long>(large.n_rows()), static_cast<long long>(large.nnz()), o.features,
               seconds_since(start));
-  const double bandwidth = copy_bandwidth_gbs(resources.compute_stream());
+  const double bandwidth = copy_bandwidth_gbs(resources.compute_stream(), 10);
   const double epoch_ms = kernel_epoch_ms(large, o, resources);
   const double bytes = 8.0 * static_cast<double>(large.nnz()) + 48.0 * static_cast<double>(large.n_rows()) +
                        16.0 * static_cast<double>(o.features);

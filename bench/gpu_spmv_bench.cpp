@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "gpu_timing.h"
 #include "snapml/cuda/check.h"
 #include "snapml/cuda/device_csr.h"
 #include "snapml/cuda/device_resources.h"
@@ -30,6 +31,9 @@ namespace {
 using snapml::CsrChunk;
 using snapml::cuda::DeviceBuffer;
 using Clock = std::chrono::steady_clock;
+using snapml::bench::copy_bandwidth_gbs;
+using snapml::bench::seconds_since;
+using snapml::bench::time_ms;
 
 struct Options {
   std::int64_t nnz = 500'000'000;
@@ -99,39 +103,6 @@ CsrChunk generate(const Options& options) {
   return chunk;
 }
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-// Mean milliseconds of `work` over `repeats` runs on `stream`, after two warm-ups.
-template <typename Work>
-double time_ms(cudaStream_t stream, int repeats, Work work) {
-  cudaEvent_t start, stop;
-  SNAPML_CUDA_CHECK(cudaEventCreate(&start));
-  SNAPML_CUDA_CHECK(cudaEventCreate(&stop));
-  for (int i = 0; i < 2; ++i) work();
-  SNAPML_CUDA_CHECK(cudaEventRecord(start, stream));
-  for (int i = 0; i < repeats; ++i) work();
-  SNAPML_CUDA_CHECK(cudaEventRecord(stop, stream));
-  SNAPML_CUDA_CHECK(cudaEventSynchronize(stop));
-  float ms = 0;
-  SNAPML_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  return ms / repeats;
-}
-
-// Device-to-device copy bandwidth, counting bytes read plus bytes written.
-double copy_bandwidth_gbs(cudaStream_t stream, int repeats) {
-  const std::size_t bytes = std::size_t{2} << 30;
-  DeviceBuffer<std::byte> a(bytes), b(bytes);
-  a.fill_bytes(1, stream);
-  const double ms = time_ms(stream, repeats, [&] {
-    SNAPML_CUDA_CHECK(cudaMemcpyAsync(b.data(), a.data(), bytes, cudaMemcpyDeviceToDevice, stream));
-  });
-  return 2.0 * static_cast<double>(bytes) / (ms * 1e6);
-}
-
 // Largest |a - b| over rows, relative to the row's sum of |x_ik w_k| (which bounds the
 // rounding of any summation order); a NaN anywhere gives infinity.
 double max_relative_difference(const std::vector<float>& a, const std::vector<double>& b,
@@ -176,10 +147,10 @@ int main(int argc, char** argv) try {
 
   const double floor_gbs = copy_bandwidth_gbs(stream, options.repeats);
   snapml::cuda::CsrSpmv spmv(x, resources);
-  const double spmv_ms = time_ms(stream, options.repeats, [&] { spmv.multiply(w.data(), y_spmv.data()); });
-  const double dots_ms = time_ms(stream, options.repeats, [&] {
+  const double spmv_ms = time_ms(stream, options.repeats, [&](int) { spmv.multiply(w.data(), y_spmv.data()); }, 2);
+  const double dots_ms = time_ms(stream, options.repeats, [&](int) {
     snapml::cuda::row_dots(x, w.data(), y_dots.data(), stream);
-  });
+  }, 2);
 
   // Check both against a double-precision CPU product on a sample of rows.
   const auto spmv_out = y_spmv.to_host(stream);
