@@ -311,17 +311,8 @@ FitResult SdcaGpuSolver::fit(ChunkSource& source, Communicator& communicator, So
     }
     aggregate(communicator, sigma);
     const Objectives objectives = this->objectives(communicator);
-    EpochRecord record;
-    record.epoch = result.epochs;
-    record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    record.primal = objectives.primal;
-    record.dual = objectives.dual;
-    record.gap = objectives.gap;
-    result.history.push_back(record);
-    if (objectives.gap <= parameters_.tol * objectives.primal) {
-      result.converged = true;
-      break;
-    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (record_round(result, objectives, seconds, parameters_)) break;
   }
   state.weights = weights_;
   state.alpha = download_alpha();

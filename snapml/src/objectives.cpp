@@ -132,6 +132,20 @@ ObjectiveSums objective_sums(ChunkSource& source, const SolverParameters& parame
   });
 }
 
+bool record_round(FitResult& result, const Objectives& objectives, double seconds,
+                  const SolverParameters& parameters) {
+  EpochRecord record;
+  record.epoch = result.epochs;
+  record.seconds = seconds;
+  record.primal = objectives.primal;
+  record.dual = objectives.dual;
+  record.gap = objectives.gap;
+  result.history.push_back(record);
+  if (parameters.on_epoch) parameters.on_epoch(record);
+  result.converged = objectives.gap <= parameters.tol * objectives.primal;
+  return result.converged;
+}
+
 Objectives combine(const ObjectiveSums& sums, const double* weights, std::int64_t size) {
   double squared_norm = 0.0;
   for (std::int64_t j = 0; j < size; ++j) squared_norm += weights[j] * weights[j];

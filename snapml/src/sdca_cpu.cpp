@@ -351,18 +351,8 @@ FitResult SdcaCpuSolver::fit(ChunkSource& source, Communicator& communicator, So
     sums.dual = partial[1];
     const Objectives objectives =
         combine(sums, weights_.data(), static_cast<std::int64_t>(weights_.size()));
-    EpochRecord record;
-    record.epoch = result.epochs;
-    record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    record.primal = objectives.primal;
-    record.dual = objectives.dual;
-    record.gap = objectives.gap;
-    result.history.push_back(record);
-    if (parameters_.on_epoch) parameters_.on_epoch(record);
-    if (objectives.gap <= parameters_.tol * objectives.primal) {
-      result.converged = true;
-      break;
-    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (record_round(result, objectives, seconds, parameters_)) break;
   }
   state.weights = weights_;
   // Moved, not copied: a third row-sized vector at the end of a fit would raise

@@ -47,6 +47,12 @@ struct Objectives {
   double gap = 0.0;
 };
 
+// The end of a round, shared by the L2 solvers: appends the epoch's record to
+// `result.history`, reports it to `parameters.on_epoch`, and returns whether the
+// duality gap met tol (setting `result.converged`).
+bool record_round(FitResult& result, const Objectives& objectives, double seconds,
+                  const SolverParameters& parameters);
+
 // Partial sums over the rows of `source` (one pass). `weights` has
 // n_features + 1 entries (n_features: the global count, at least the source's),
 // the last multiplying the constant `intercept_scaling`; `alpha` holds one entry
