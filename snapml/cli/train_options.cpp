@@ -134,6 +134,11 @@ TrainOptions parse_train_options(int argc, char** argv) {
                  "under mpirun: local SDCA epochs per CoCoA+ round, between two allreduces of the weights "
                  "(default " + std::to_string(kDefaultLocalEpochs) + "; docs/distributed.md)")
       ->check(CLI::PositiveNumber);
+  std::string cocoa_sigma = "adaptive";
+  app.add_option("--cocoa-sigma", cocoa_sigma,
+                 "under mpirun: CoCoA+'s sigma', 'adaptive' (default: measured overlap of the ranks' changes, "
+                 "never less safe) or 'K' (the paper's fixed sigma' = number of ranks); docs/distributed.md")
+      ->check(CLI::IsMember({"adaptive", "K"}));
   app.add_option("--seed", p.seed, "seed of the row order in SDCA and of the cross-validation folds (default 0)");
   app.add_flag("-q", o.quiet, "quiet: no progress line, summary or warnings");
   auto* test_option = app.add_option("--test", o.test_file,
@@ -192,6 +197,7 @@ TrainOptions parse_train_options(int argc, char** argv) {
   } else {
     p.epsilon = epsilon;
   }
+  p.adaptive_sigma = cocoa_sigma == "adaptive";
   p.fit_intercept = bias > 0.0;
   if (p.fit_intercept) p.intercept_scaling = bias;
   for (const std::string& weight : weights) p.class_weight.insert(parse_class_weight(weight));

@@ -19,11 +19,12 @@
 // reproducible.
 //
 // CoCoA+ (Ma, Smith, Jaggi et al., ICML 2015): with K ranks each works on its own
-// rows with a local vector v = w + sigma' * dw_k, sigma' = K, for H local epochs;
-// the coordinate step sees margin v.x_i and curvature sigma' * ||x_i||^2, the
-// safe local scaling for adding the K changes (gamma = 1). A round ends with
-// w += allreduce_sum(dw_k), then the global gap from reduced partial sums. With
-// K = 1 v is w itself and a round is one plain SDCA epoch.
+// rows with a local vector v = w + sigma' * dw_k for H local epochs; the
+// coordinate step sees margin v.x_i and curvature sigma' * ||x_i||^2. A round ends
+// with w += gamma * allreduce_sum(dw_k), sigma' and gamma chosen by the shared rule
+// of snapml/cocoa.h (safe for every round: the dual never decreases), then the
+// global gap from reduced partial sums. With K = 1 v is w itself and a round is
+// one plain SDCA epoch.
 //
 // Precision: w, alpha and ||x_i||^2 are doubles (8 bytes a row each for alpha and
 // the cached norm); data values stay float32. Doubles keep the invariant and the
@@ -38,6 +39,7 @@
 
 #include "omp_threads.h"
 #include "random.h"
+#include "snapml/cocoa.h"
 #include "snapml/error.h"
 #include "snapml/objectives.h"
 #include "snapml/solver.h"
@@ -317,16 +319,19 @@ FitResult SdcaCpuSolver::fit(ChunkSource& source, Communicator& communicator, So
   initialise(source, communicator, state);
 
   const int workers = communicator.size();
-  const double sigma = static_cast<double>(workers);  // sigma' = gamma * K with gamma = 1
+  CocoaAggregation aggregation(workers, parameters_.adaptive_sigma);
   const int local_epochs = workers > 1 ? parameters_.local_epochs : 1;
-  std::vector<double> local;  // v, only with several ranks
+  std::vector<double> local;         // v, then the round's change; only with several ranks
+  std::vector<double> round_alpha;   // alpha at the round's start; only with several ranks
   FitResult result;
 
   while (result.epochs < parameters_.max_epochs) {
     double* v = weights_.data();
+    const double sigma = aggregation.sigma();
     if (workers > 1) {
       local = weights_;
       v = local.data();
+      round_alpha = alpha_;
     }
     for (int h = 0; h < local_epochs && result.epochs < parameters_.max_epochs; ++h) {
       // LIBLINEAR's schedule for the logistic inner Newton tolerance: loose early
@@ -337,10 +342,26 @@ FitResult SdcaCpuSolver::fit(ChunkSource& source, Communicator& communicator, So
       ++result.epochs;
     }
     if (workers > 1) {
-      // dw_k = (v - w) / sigma'; every rank adds the same sum, so w stays identical.
-      for (std::size_t j = 0; j < local.size(); ++j) local[j] = (local[j] - weights_[j]) / sigma;
+      // dw_k = (v - w) / sigma'; the reduced buffer carries sum_k ||dw_k||^2 in its
+      // last slot for the aggregation rule (snapml/cocoa.h).
+      const std::size_t size = weights_.size();
+      double own_square = 0.0;
+      for (std::size_t j = 0; j < size; ++j) {
+        local[j] = (local[j] - weights_[j]) / sigma;
+        own_square += local[j] * local[j];
+      }
+      local.push_back(own_square);
       communicator.allreduce_sum(local.data(), local.size());
-      for (std::size_t j = 0; j < local.size(); ++j) weights_[j] += local[j];
+      double square_of_sum = 0.0;
+      for (std::size_t j = 0; j < size; ++j) square_of_sum += local[j] * local[j];
+      const double gamma = aggregation.accept(local[size], square_of_sum);
+      // Every rank applies the same gamma, so w stays identical on all of them
+      // and w = w(alpha) holds with alpha scaled alike.
+      for (std::size_t j = 0; j < size; ++j) weights_[j] += gamma * local[j];
+      if (gamma < 1.0) {
+        for (std::size_t i = 0; i < alpha_.size(); ++i)
+          alpha_[i] = round_alpha[i] + gamma * (alpha_[i] - round_alpha[i]);
+      }
     }
 
     ObjectiveSums sums = objective_sums(source, parameters_, weights_.data(), n_features_,

@@ -40,7 +40,13 @@ struct SolverParameters {
   int max_epochs = 1000;
   // CoCoA+: local epochs per communication round (H). Ignored with one rank.
   int local_epochs = 1;
+  // CoCoA+'s sigma': false keeps the paper's safe sigma' = K; true (default)
+  // adapts it to the measured overlap of the ranks' changes (snapml/cocoa.h).
+  bool adaptive_sigma = true;
   int threads = 1;  // 0: all OpenMP threads
+  // GPU solver only: device memory budget per device in bytes for the data (0: no
+  // budget); larger data streams host-to-device chunk by chunk.
+  std::uint64_t max_gpu_memory = 0;
   std::uint64_t seed = 0;
   // Called with each record as it is added to FitResult::history (progress
   // displays); empty: no call.

@@ -42,6 +42,7 @@ struct TrainParameters {
   int threads = 0;       // 0: every OpenMP thread
   std::uint64_t seed = 0;
   int local_epochs = 1;  // CoCoA+ local epochs per round with several ranks
+  bool adaptive_sigma = true;  // CoCoA+ sigma' adapted (snapml/cocoa.h) or fixed at K
   // Start from this model's weights (same loss, classes and at most as many
   // features); nullptr for a cold start. Must outlive the train() call.
   const Model* warm_start = nullptr;
@@ -51,6 +52,9 @@ struct TrainParameters {
   // require_gpu message instead of running on the CPU.
   bool use_gpu = false;
   std::vector<int> device_ids;
+  // GPU memory budget per device in bytes for the data (0: no budget). Data that
+  // does not fit streams from host memory chunk by chunk (docs/out-of-core.md).
+  std::uint64_t max_gpu_memory = 0;
   // Called after every epoch of every problem with the problem's index (its row
   // in the model) and the epoch's record, e.g. for a progress display. One-vs-rest
   // problems run in parallel, so calls may come from several threads at once.

@@ -224,7 +224,8 @@ Dataset rows(const Dataset& data, std::int64_t begin, std::int64_t end) {
   return Dataset(std::move(out), features);
 }
 
-void expect_cocoa_matches_single_process(LossKind loss, const std::vector<std::int64_t>& cuts, int local_epochs) {
+void expect_cocoa_matches_single_process(LossKind loss, const std::vector<std::int64_t>& cuts, int local_epochs,
+                                         bool adaptive_sigma = true) {
   RandomProblemOptions o;
   o.rows = 300;
   o.regression = loss == LossKind::Squared;
@@ -237,6 +238,7 @@ void expect_cocoa_matches_single_process(LossKind loss, const std::vector<std::i
   const int ranks = static_cast<int>(cuts.size()) - 1;
   p.tol = 1e-6;
   p.local_epochs = local_epochs;
+  p.adaptive_sigma = adaptive_sigma;
   std::vector<Fit> fits(static_cast<std::size_t>(ranks));
   run_ranks(ranks, [&](Communicator& communicator) {
     const int r = communicator.rank();
@@ -251,6 +253,13 @@ void expect_cocoa_matches_single_process(LossKind loss, const std::vector<std::i
   EXPECT_LE(last.gap, p.tol * last.primal);
   EXPECT_NEAR(last.primal, optimum, 1e-4 * optimum) << loss_name(loss) << " K=" << ranks;
   EXPECT_GE(last.primal, optimum * (1.0 - 1e-9));
+  // CoCoA+'s bound (snapml/cocoa.h) holds for every round, adaptive sigma' or not:
+  // the global dual never decreases.
+  double previous_dual = -HUGE_VAL;
+  for (const EpochRecord& r : result.history) {
+    EXPECT_GE(r.dual, previous_dual - 1e-12 * std::fabs(r.dual)) << loss_name(loss) << " epoch " << r.epoch;
+    previous_dual = r.dual;
+  }
   for (const Fit& other : fits) {  // every rank holds the same w and history
     EXPECT_EQ(other.state.weights, fits[0].state.weights);
     EXPECT_EQ(other.result.epochs, result.epochs);
@@ -270,6 +279,11 @@ TEST(SdcaCpuCocoa, ThreeRanksWithAnEmptyPartitionReachTheOptimum) {
   expect_cocoa_matches_single_process(LossKind::Logistic, {0, 0, 120, 300}, 1);
   expect_cocoa_matches_single_process(LossKind::Hinge, {0, 200, 200, 300}, 3);
   expect_cocoa_matches_single_process(LossKind::Squared, {0, 100, 299, 300}, 1);
+}
+
+TEST(SdcaCpuCocoa, FixedSigmaEqualToKReachesTheOptimum) {
+  expect_cocoa_matches_single_process(LossKind::Logistic, {0, 100, 200, 300}, 1, false);
+  expect_cocoa_matches_single_process(LossKind::Hinge, {0, 150, 300}, 1, false);
 }
 
 TEST(SdcaCpu, WarmStartFromAlphaResumesWhereItStopped) {

@@ -1,0 +1,67 @@
+// CoCoA+ aggregation with a data-dependent sigma' (shared by the CPU and GPU
+// solvers; docs/distributed.md "How a round works").
+//
+// CoCoA+ (Ma, Smith, Jaggi et al., ICML 2015) adds the K workers' changes,
+// w += gamma * sum_k dw_k, and each worker solves its local subproblem with the
+// quadratic term scaled by sigma'. Their Lemma 3 bounds the new dual from below
+// by the workers' local subproblem values,
+//
+//   D(alpha + gamma * dalpha) >= (1 - gamma) D(alpha) + gamma * sum_k G_k^sigma'(dalpha_[k]),
+//
+// whenever  sigma' >= gamma * rho,  rho = ||sum_k dw_k||^2 / sum_k ||dw_k||^2
+// (the bound's only inequality is gamma^2 ||sum_k dw_k||^2 <= gamma sigma' sum_k ||dw_k||^2;
+// dw_k is w's change from worker k's rows). rho lies in [1, K] (Cauchy-Schwarz:
+// K when all workers move w the same way, 1 when their rows share no feature), so
+// sigma' = K with gamma = 1 is safe for every update, the paper's default, and
+// several times too cautious for sparse or loosely correlated data: every local
+// step is K times shorter than it needs to be.
+//
+// This rule keeps the guarantee while adapting sigma': the next round's sigma' is
+// the last measured rho (times a margin, within [1, K]). If a round's rho exceeds
+// the sigma' it was solved with, the round is accepted with gamma = sigma' / rho
+// (every worker scales its alpha change and w's change by gamma, which keeps
+// w = w(alpha) and alpha feasible: a convex combination of two feasible points),
+// so the bound above holds for every round and the dual never decreases.
+// rho costs one more double in the round's allreduce (sum_k ||dw_k||^2).
+#pragma once
+
+#include <algorithm>
+
+namespace snapml {
+
+class CocoaAggregation {
+ public:
+  // Headroom over the last rho: rho moves from round to round, and a round whose
+  // rho exceeds sigma' is shortened (gamma < 1), which costs more than a slightly
+  // larger sigma'.
+  static constexpr double kMargin = 1.25;
+
+  explicit CocoaAggregation(int workers, bool adaptive = true)
+      : workers_(std::max(workers, 1)), adaptive_(adaptive), sigma_(static_cast<double>(std::max(workers, 1))) {}
+
+  // The sigma' for the next round's local subproblems: K until a round has been
+  // measured (the safe start), then the adapted value.
+  double sigma() const { return sigma_; }
+
+  // After the allreduce: `sum_of_squares` = sum_k ||dw_k||^2, `square_of_sum` =
+  // ||sum_k dw_k||^2. Returns gamma in (0, 1], the share of this round's change
+  // to apply, and sets the next round's sigma'.
+  double accept(double sum_of_squares, double square_of_sum) {
+    if (!(sum_of_squares > 0.0)) return 1.0;  // nothing moved
+    const double rho = std::clamp(square_of_sum / sum_of_squares, 1.0, static_cast<double>(workers_));
+    last_rho_ = rho;
+    const double gamma = rho > sigma_ ? sigma_ / rho : 1.0;
+    if (adaptive_) sigma_ = std::clamp(kMargin * rho, 1.0, static_cast<double>(workers_));
+    return gamma;
+  }
+
+  double last_rho() const { return last_rho_; }
+
+ private:
+  int workers_;
+  bool adaptive_;
+  double sigma_;
+  double last_rho_ = 0.0;
+};
+
+}  // namespace snapml
