@@ -25,12 +25,15 @@ BUILD=${SNAPML_BUILD_DIR:-$ROOT/build-gpu}
 PACKAGES=(libeigen3-dev libgtest-dev libgmock-dev libxxhash-dev libxxhash0 libcli11-dev
           libfast-float-dev zlib1g-dev zlib1g pkgconf pkgconf-bin libpkgconf3)
 # Test and benchmark executables of the CUDA backend; later GPU work adds its own here.
-TARGETS=${SNAPML_GPU_TARGETS:-"test_gpu_probe test_gpu_hidden test_gpu_kernels test_sdca_gpu test_sdca_gpu_host gpu_spmv_bench gpu_sdca_bench"}
+TARGETS=${SNAPML_GPU_TARGETS:-"test_gpu_probe test_gpu_hidden test_gpu_kernels test_sdca_gpu test_sdca_gpu_host test_stream_plan test_sdca_gpu_stream gpu_spmv_bench gpu_sdca_bench gpu_stream_bench"}
 # Two feature counts: w inside the 50 MB L2 (2^20 floats) and far outside it (2^26).
 BENCH_RUNS=("--nnz 500000000 --features 1048576" "--nnz 500000000 --features 67108864")
 # GPU SDCA: the epoch on 500M non-zeros against the floor, then GPU against CPU (16
 # cores) on 20M non-zeros; w (2^20 doubles, 8 MB) stays in L2.
 SDCA_BENCH_RUNS=("--nnz 500000000 --features 1048576 --cpu-nnz 20000000 --loss logistic")
+# Out-of-core GPU training: 200M non-zeros (1.6 GB on the device) in chunks of 2^18
+# rows (about 105 MB), streamed through two slots; the overlap of upload and kernels.
+STREAM_BENCH_RUNS=("--nnz 200000000 --features 1048576 --chunk-rows 262144 --loss logistic")
 
 if [[ "${1:-}" == "--fetch-deps" ]]; then
   mkdir -p "$DEBS_DIR" && cd "$DEBS_DIR" && apt-get download "${PACKAGES[@]}" || exit 1
@@ -188,6 +191,15 @@ for args in "${SDCA_BENCH_RUNS[@]}"; do
   rc=$?
   [[ $rc -ne 0 ]] && status=1
   { echo; echo "gpu_sdca_bench $args (exit $rc)"; cat "$OUT_DIR/bench.tmp"; } >> "$REPORT"
+done
+for args in "${STREAM_BENCH_RUNS[@]}"; do
+  [[ -x "$BUILD/bench/gpu_stream_bench" ]] || break  # not among SNAPML_GPU_TARGETS
+  log "gpu_stream_bench $args"
+  # shellcheck disable=SC2086
+  "$BUILD/bench/gpu_stream_bench" $args > "$OUT_DIR/bench.tmp" 2>&1
+  rc=$?
+  [[ $rc -ne 0 ]] && status=1
+  { echo; echo "gpu_stream_bench $args (exit $rc)"; cat "$OUT_DIR/bench.tmp"; } >> "$REPORT"
 done
 rm -f "$OUT_DIR/bench.tmp"
 

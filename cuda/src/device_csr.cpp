@@ -5,11 +5,9 @@
 #include "snapml/error.h"
 
 namespace snapml::cuda {
-namespace {
 
-// The structural checks that keep a kernel inside its arrays: offsets start at 0 and
-// never decrease. O(n_rows), small next to the O(nnz) upload.
-void validate(const CsrView& host) {
+// O(n_rows), small next to the O(nnz) upload.
+void validate_csr_structure(const CsrView& host) {
   require(host.n_rows >= 0, "CSR chunk has a negative row count " + std::to_string(host.n_rows));
   require(host.n_features >= 0,
           "CSR chunk has a negative feature count " + std::to_string(host.n_features));
@@ -27,6 +25,8 @@ void validate(const CsrView& host) {
   }
 }
 
+namespace {
+
 template <typename T>
 DeviceBuffer<T> upload_array(const T* host, std::int64_t count, DeviceResources& resources) {
   DeviceBuffer<T> device(static_cast<std::size_t>(count));
@@ -38,7 +38,7 @@ DeviceBuffer<T> upload_array(const T* host, std::int64_t count, DeviceResources&
 
 DeviceCsr::DeviceCsr(const CsrView& host, DeviceResources& resources)
     : device_id_(resources.device_id()) {
-  validate(host);
+  validate_csr_structure(host);
   DeviceGuard guard(device_id_);
   nnz_ = host.nnz();
   const std::int64_t zero = 0;

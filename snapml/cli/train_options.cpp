@@ -166,8 +166,12 @@ TrainOptions parse_train_options(int argc, char** argv) {
       "1024): a binary (.snap) file larger than the budget streams from disk (docs/out-of-core.md)");
   app.add_flag("--report-memory", o.report_memory,
                "print the process's peak resident memory (VmHWM) to stderr at exit");
-  auto* max_gpu_memory_option =
-      app.add_option("--max-gpu-memory", max_gpu_memory, "not available yet (out-of-core GPU training)");
+  auto* max_gpu_memory_option = app.add_option(
+      "--max-gpu-memory", max_gpu_memory,
+      "with --gpu: device memory budget per GPU for the data and the solver's state (bytes, or 512MB, 4GB, 1.5G; "
+      "units are powers of 1024): data larger than the budget streams to one GPU chunk by chunk "
+      "(docs/out-of-core.md)")
+      ->needs(gpu_option);
   folds_option->excludes(test_option)->excludes(history_option)->excludes(model_format_option);
   app.footer("Exit codes: 0 ok, 1 usage, 2 bad input, 3 I/O error. docs/cli.md has the details.");
 
@@ -176,10 +180,13 @@ TrainOptions parse_train_options(int argc, char** argv) {
   for (const std::string& arg : args) pointers.push_back(const_cast<char*>(arg.c_str()));
   parse_command_line(app, static_cast<int>(pointers.size()), pointers.data());
 
-  if (max_gpu_memory_option->count() > 0)
-    throw Unsupported(max_gpu_memory_option->get_name() +
-                      ": out-of-core training is not available yet in snap-train; "
-                      "drop the option to train with the data in memory");
+  if (max_gpu_memory_option->count() > 0) {
+    try {
+      p.max_gpu_memory = datasets::parse_memory_size(max_gpu_memory);
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument(max_gpu_memory_option->get_name() + ": " + e.what());
+    }
+  }
   if (max_memory_option->count() > 0) o.max_memory = datasets::parse_memory_size(max_memory);
 
   p.loss = loss_option->count() > 0 ? loss_from_name(loss_name_option) : loss_of_solver_type(solver_type);

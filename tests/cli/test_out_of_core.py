@@ -103,7 +103,7 @@ def case_errors(tmp):
     # Below 2 chunks + state: refused before reading, naming what would fit.
     expect_exit(run("train", "--max-memory", "100k", data, model), 1, "too small to stream", "snap-convert --chunk-rows")
     expect_exit(run("train", "--max-memory", "lots", data, model), 1, "not a number")
-    expect_exit(run("train", "--max-gpu-memory", "1G", data, model), 1, "not available yet")
+    expect_exit(run("train", "--max-gpu-memory", "1G", data, model), 1, "--max-gpu-memory requires --gpu")
 
     # Text larger than the budget: convert first.
     text = os.path.join(tmp, "data.svm")

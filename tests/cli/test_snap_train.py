@@ -447,6 +447,16 @@ def case_gpu(data_dir, scratch):
         check(re.search(r"CUDA|GPU", result.stderr), f"unclear --gpu error: {result.stderr!r}")
         check(not os.path.exists(model), "a failed --gpu run saved a model")
     expect_exit(snap("train", "--devices", "0", heart, model), 1, "--gpu")
+    # A GPU memory budget the data fits trains as --gpu alone does (or fails as it
+    # does, without a GPU); one too small even to stream it is refused (exit 1).
+    budget_model = os.path.join(scratch, "budget.model")
+    fits = snap("train", "--gpu", "--max-gpu-memory", "1G", "-n", "1", heart, budget_model)
+    check(fits.returncode == result.returncode, f"--max-gpu-memory 1G: exit {fits.returncode}: {fits.stderr}")
+    tiny = snap("train", "--gpu", "--max-gpu-memory", "1k", heart, os.path.join(scratch, "tiny.model"))
+    check(tiny.returncode == 1, f"--max-gpu-memory 1k: exit {tiny.returncode}")
+    if result.returncode == 0:
+        check("too small to stream" in tiny.stderr and "snap-convert --chunk-rows" in tiny.stderr,
+              f"unclear --max-gpu-memory error: {tiny.stderr!r}")
 
 
 def case_bad_input(data_dir, scratch):
@@ -493,9 +503,10 @@ def case_bad_usage(data_dir, scratch):
     expect_exit(snap("train", "-e", "-1", good, model), 1, "--tol")
     expect_exit(snap("train", "--class-weight", "auto", good, model), 1, "auto")
     expect_exit(snap("train", "--model-format", "xml", good, model), 1, "xml")
-    # GPU streaming is not there yet (--max-memory: test_out_of_core.py).
-    expect_exit(snap("train", "--max-gpu-memory", "1G", good, model), 1,
-                "--max-gpu-memory: out-of-core training is not available yet")
+    # The GPU memory budget needs --gpu, and a size (--max-memory: test_out_of_core.py).
+    expect_exit(snap("train", "--max-gpu-memory", "1G", good, model), 1, "--max-gpu-memory requires --gpu")
+    expect_exit(snap("train", "--gpu", "--max-gpu-memory", "lots", good, model), 1,
+                "--max-gpu-memory: memory size 'lots': not a number")
     expect_exit(snap("train", "--max-memory", "12XB", good, model), 1, "unknown unit")
     check(not os.path.exists(model), "a refused option still trained")
     expect_exit(snap("train", "--help"), 0, "Usage:", "--max-memory", "--weight", stream="stdout")

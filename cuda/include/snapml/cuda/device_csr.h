@@ -25,6 +25,11 @@
 
 namespace snapml::cuda {
 
+// The structural checks that keep a kernel inside a chunk's arrays, on a view of
+// host memory: offsets start at 0 and never decrease, arrays are there when rows and
+// non-zeros are. Throws InvalidArgument. DeviceCsr and ChunkRing call it on upload.
+void validate_csr_structure(const CsrView& host);
+
 class DeviceCsr {
  public:
   // Validates `host` (a view of host memory) and uploads it to `resources`' device
