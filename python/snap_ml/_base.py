@@ -18,17 +18,28 @@ from . import _core, _distributed
 from ._data import check_sample_weight, to_core
 from ._params import (
     check_device_options,
+    check_max_memory_for_arrays,
     check_penalty,
     check_positive,
     resolve_C,
     resolve_seed,
     resolve_threads,
 )
+from ._snap_file import is_path, open_snap, streaming_message
 
 # What fit and predict accept: dense float32/float64 (C or F order, memmaps too)
-# and scipy CSR/CSC/COO; other numeric dtypes are converted to float64 first.
+# and scipy CSR/CSC/COO; other numeric dtypes are converted to float64 first. A
+# str or os.PathLike is a .snap file instead (_snap_file.py).
 _ACCEPT_SPARSE = ("csr", "csc", "coo")
 _DTYPES = (np.float64, np.float32)
+
+
+def requires_y(estimator):
+    """The ValueError for ``fit(X)`` without y on arrays (scikit-learn's wording)."""
+    return ValueError(
+        f"{type(estimator).__name__} requires y to be passed, but the target y is None; pass "
+        "y, or pass X as the path of a .snap file, which holds the labels"
+    )
 
 
 class SnapLinearModel(BaseEstimator):
@@ -44,8 +55,12 @@ class SnapLinearModel(BaseEstimator):
 
     # ---- parameters -------------------------------------------------------------
 
-    def _core_parameters(self):
-        """Check the common hyper-parameters and return them as the core's keywords."""
+    def _core_parameters(self, snap_file=False):
+        """Check the common hyper-parameters and return them as the core's keywords.
+
+        ``snap_file``: the data is a ``.snap`` path, the only input ``max_memory``
+        applies to (arrays are already in memory).
+        """
         check_penalty(self.penalty)
         check_positive("tol", self.tol)
         check_positive("max_iter", self.max_iter, integer=True)
@@ -53,8 +68,10 @@ class SnapLinearModel(BaseEstimator):
             raise ValueError(f"fit_intercept must be True or False, got {self.fit_intercept!r}")
         if self.fit_intercept:
             check_positive("intercept_scaling", self.intercept_scaling)
-        device_ids = check_device_options(
-            self.use_gpu, self.device_ids, self.max_memory, self.max_gpu_memory
+        if not snap_file:
+            check_max_memory_for_arrays(self.max_memory)
+        device_ids, max_gpu_memory = check_device_options(
+            self.use_gpu, self.device_ids, self.max_gpu_memory
         )
         return dict(
             loss=self._loss_name(),
@@ -68,6 +85,7 @@ class SnapLinearModel(BaseEstimator):
             seed=resolve_seed(self.random_state),
             use_gpu=bool(self.use_gpu),
             device_ids=device_ids,
+            max_gpu_memory=max_gpu_memory,
             verbose=bool(self.verbose),
         )
 
@@ -126,15 +144,70 @@ class SnapLinearModel(BaseEstimator):
             warm_start=warm_model,
             **parameters,
         )
+        self._record_history(fits)
+        self._data_source = "arrays"
+        if distributed:
+            self.n_features_in_ = int(model.n_features)
+        return model
+
+    def _train_file(self, X, y, sample_weight, warm_model=None, class_weight=None,
+                    balanced=False, epsilon=0.0):
+        """Fit on a ``.snap`` file (labels and weights from the file) and set the
+        fitted attributes that do not depend on the estimator's kind.
+
+        The file is memory-mapped when it fits ``max_memory`` (or without a budget)
+        and streamed from disk otherwise (``_snap_file``, docs/out-of-core.md).
+
+        Parameters
+        ----------
+        X : str or os.PathLike
+        y, sample_weight : None
+            Anything else raises ValueError: the file holds them.
+        warm_model : _core.Model or None
+            The previous fit, used only when its classes and feature count match
+            the file's (checked by the binding, which reads the file's labels).
+        class_weight : dict of {label: weight} or None
+            Keyed by the file's label values.
+        balanced, epsilon :
+            As ``_train``.
+
+        Returns
+        -------
+        _core.Model
+        """
+        file = open_snap(X, self.max_memory, y, sample_weight)
+        if _distributed.resolve_distributed(self.distributed, self.penalty):
+            raise ValueError(
+                "fit from a .snap path trains in this process only, but distributed resolved to "
+                "True (an MPI launcher started the script); pass distributed=False, or load each "
+                "rank's rows (snap_ml.datasets.load) and fit the arrays"
+            )
+        parameters = self._core_parameters(snap_file=True)
+        if self.verbose and file.streamed:
+            print(streaming_message(file), flush=True)
+        model, fits = _core.train(
+            x=file,
+            class_weight=class_weight or {},
+            balanced=balanced,
+            epsilon=float(epsilon),
+            warm_start=warm_model,
+            **parameters,
+        )
+        self._record_history(fits)
+        self._data_source = "streamed" if file.streamed else "mapped"
+        self.n_features_in_ = int(model.n_features)
+        if hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        return model
+
+    def _record_history(self, fits):
+        """``training_history_`` and the epoch counts from the core's fit results."""
         self.training_history_ = [
             {key: fit[key] for key in ("epoch", "time", "primal", "dual", "gap")} for fit in fits
         ]
         self._n_iter = np.array([fit["n_iter"] for fit in fits], dtype=np.int32)
         if not all(fit["converged"] for fit in fits):
             self._warn_not_converged()
-        if distributed:
-            self.n_features_in_ = int(model.n_features)
-        return model
 
     def _warn_not_converged(self):
         gaps = [
@@ -149,35 +222,72 @@ class SnapLinearModel(BaseEstimator):
             ConvergenceWarning,
         )
 
-    def _warm_model(self, n_outputs, n_features, classes=None):
-        """The previous fit as a core model when warm_start applies, else None."""
+    def _warm_model(self, n_outputs=None, n_features=None, core_classes=None):
+        """The previous fit as a core model when warm_start applies, else None.
+
+        Parameters
+        ----------
+        n_outputs, n_features : int or None
+            The new fit's weight shape; the previous fit is used only when it has
+            the same. None leaves the check to the core (a ``.snap`` file's classes
+            are known only once the core has read its labels).
+        core_classes : ndarray or None
+            The classes as the core sees them (class indices for arrays, the file's
+            label values for a ``.snap`` path); None for regression.
+        """
         if not self.warm_start or not hasattr(self, "coef_"):
             return None
         coef = np.atleast_2d(self.coef_)
-        if coef.shape != (n_outputs, n_features):
+        if n_outputs is not None and coef.shape != (n_outputs, n_features):
             return None
         model = _core.Model()
         model.loss = self._loss_name()
-        model.n_features = n_features
+        model.n_features = coef.shape[1]
         model.coef = np.ascontiguousarray(coef, dtype=np.float64).ravel()
         model.intercept = np.atleast_1d(np.asarray(self.intercept_, dtype=np.float64))
         model.intercept_scaling = float(self.intercept_scaling) if self.fit_intercept else 0.0
-        if classes is not None:
-            model.classes = np.arange(len(classes), dtype=np.float64)
+        if core_classes is not None:
+            model.classes = np.asarray(core_classes, dtype=np.float64)
         model.check()
         return model
 
     # ---- prediction -------------------------------------------------------------
 
     def _scores(self, X):
-        """w.x + intercept for every row and output: shape (n_samples, n_outputs)."""
+        """w.x + intercept for every row and output: shape (n_samples, n_outputs).
+
+        ``X`` may be a ``.snap`` path, read chunk by chunk under ``max_memory``.
+        """
         check_is_fitted(self, "coef_")
+        if is_path(X):
+            return self._file_scores(X)[0]
         X = validate_data(
             self, X, accept_sparse=_ACCEPT_SPARSE, accept_large_sparse=True, dtype=_DTYPES,
             reset=False,
         )
         coef = np.atleast_2d(self.coef_)
         return safe_sparse_dot(X, coef.T, dense_output=True) + np.atleast_1d(self.intercept_)
+
+    def _file_scores(self, X, y=None, sample_weight=None):
+        """Scores, labels and weights (None when the file has none) of a ``.snap`` file.
+
+        The file is read as ``fit`` reads it: memory-mapped, or streamed when it does
+        not fit ``max_memory``. Features past ``n_features_in_`` are ignored, as
+        ``snap-predict`` does (a test file converted on its own may have more).
+        """
+        check_is_fitted(self, "coef_")
+        file = open_snap(X, self.max_memory, y, sample_weight)
+        coef = np.atleast_2d(np.asarray(self.coef_, dtype=np.float64))
+        model = _core.Model()
+        model.loss = self._loss_name()
+        model.n_features = coef.shape[1]
+        model.coef = np.ascontiguousarray(coef).ravel()
+        model.intercept = np.atleast_1d(np.asarray(self.intercept_, dtype=np.float64))
+        if hasattr(self, "classes_"):
+            # Only the number of classes matters to the scores.
+            model.classes = np.arange(len(self.classes_), dtype=np.float64)
+        model.check()
+        return _core.decision_function_file(model, file, threads=resolve_threads(self.n_jobs))
 
     # ---- model files --------------------------------------------------------------
 

@@ -2,12 +2,16 @@
 strings) mapped to ``classes_``, class weights, binary and one-vs-rest problems,
 ``decision_function`` and ``predict``."""
 
+import numbers
+
 import numpy as np
 from sklearn.base import ClassifierMixin
+from sklearn.metrics import accuracy_score
 from sklearn.utils.multiclass import check_classification_targets
 
 from . import _distributed
-from ._base import SnapLinearModel
+from ._base import SnapLinearModel, requires_y
+from ._snap_file import is_path
 
 
 def class_weight_map(class_weight, classes):
@@ -47,6 +51,27 @@ def class_weight_map(class_weight, classes):
     return weights, False
 
 
+def file_class_weight_map(class_weight):
+    """``class_weight`` for a ``.snap`` file, keyed by the file's numeric labels.
+
+    The file's classes are known only once the core has read its labels, so the
+    core checks that each key is one of them (ValueError otherwise).
+    """
+    if class_weight is None or isinstance(class_weight, str):
+        return class_weight_map(class_weight, np.array([]))
+    if not isinstance(class_weight, dict):
+        raise ValueError(f"class_weight must be a dict, 'balanced' or None, got {class_weight!r}")
+    weights = {}
+    for label, weight in class_weight.items():
+        if not isinstance(label, numbers.Real):
+            raise ValueError(
+                f"class_weight names the class {label!r}, but the labels of a .snap file are "
+                "numbers; key class_weight by the file's label values"
+            )
+        weights[float(label)] = float(weight)
+    return weights, False
+
+
 class SnapClassifier(ClassifierMixin, SnapLinearModel):
     """Base of the snap_ml classifiers; not meant to be used directly."""
 
@@ -55,26 +80,35 @@ class SnapClassifier(ClassifierMixin, SnapLinearModel):
         tags.classifier_tags.multi_class = True
         return tags
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit the model by SDCA on (X, y).
+    def fit(self, X, y=None, sample_weight=None):
+        """Fit the model by SDCA on (X, y), or on a ``.snap`` file.
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features), str or os.PathLike
             Training data: numpy (float32/float64, C or F order, memmaps) or scipy
             CSR/CSC/COO. CSR with int64 indptr, int32 indices and float32 data is
-            used in place; anything else is converted once.
-        y : array-like of shape (n_samples,)
+            used in place; anything else is converted once. Or the path of a
+            ``.snap`` file (``snap_ml.datasets.dump``, ``snap-convert``), which
+            holds the labels and weights: memory-mapped when it fits
+            ``max_memory`` (or without a budget), streamed from disk otherwise.
+        y : array-like of shape (n_samples,), default=None
             Class labels of any type scikit-learn accepts (numbers, strings);
             two labels make a binary problem, more make one-vs-rest problems.
+            Required with arrays; must be None with a path.
         sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights >= 0 multiplying C.
+            Per-sample weights >= 0 multiplying C. Must be None with a path (the
+            file's own weights are used).
 
         Returns
         -------
         self : object
             The fitted estimator.
         """
+        if is_path(X):
+            return self._fit_file(X, y, sample_weight)
+        if y is None:
+            raise requires_y(self)
         distributed = _distributed.resolve_distributed(self.distributed, self.penalty)
         n_features = None
         if distributed:
@@ -100,10 +134,23 @@ class SnapClassifier(ClassifierMixin, SnapLinearModel):
         n_outputs = 1 if classes.size == 2 else classes.size
         warm = None
         if hasattr(self, "classes_") and np.array_equal(self.classes_, classes):
-            warm = self._warm_model(n_outputs, n_features or X.shape[1], classes)
+            warm = self._warm_model(n_outputs, n_features or X.shape[1], np.arange(classes.size))
         model = self._train(X, labels.astype(np.float64), sample_weight, warm, weights, balanced,
                             distributed=distributed)
         self.classes_ = classes
+        self.coef_ = model.coef
+        self.intercept_ = model.intercept
+        self.n_iter_ = self._n_iter
+        return self
+
+    def _fit_file(self, X, y, sample_weight):
+        """``fit`` on a ``.snap`` path: classes are the file's distinct labels."""
+        weights, balanced = file_class_weight_map(self.class_weight)
+        warm = None
+        if hasattr(self, "classes_") and self.classes_.dtype.kind in "biuf":
+            warm = self._warm_model(core_classes=self.classes_)
+        model = self._train_file(X, y, sample_weight, warm, weights, balanced)
+        self.classes_ = model.classes
         self.coef_ = model.coef
         self.intercept_ = model.intercept
         self.n_iter_ = self._n_iter
@@ -114,7 +161,8 @@ class SnapClassifier(ClassifierMixin, SnapLinearModel):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features), str or os.PathLike
+            Or the path of a ``.snap`` file, read as ``fit`` reads it.
 
         Returns
         -------
@@ -130,13 +178,38 @@ class SnapClassifier(ClassifierMixin, SnapLinearModel):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features), str or os.PathLike
+            Or the path of a ``.snap`` file, read as ``fit`` reads it.
 
         Returns
         -------
         ndarray of shape (n_samples,)
         """
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(np.intp)]
+        return self._labels(self._scores(X))
+
+    def _labels(self, scores):
+        if scores.shape[1] == 1:
+            return self.classes_[(scores[:, 0] > 0).astype(np.intp)]
         return self.classes_[np.argmax(scores, axis=1)]
+
+    def score(self, X, y=None, sample_weight=None):
+        """Mean accuracy on (X, y), or on a ``.snap`` file.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features), str or os.PathLike
+            Test samples, or the path of a ``.snap`` file holding them with their
+            labels (and weights, which then weigh the accuracy).
+        y : array-like of shape (n_samples,), default=None
+            True labels; must be None with a path.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Must be None with a path.
+
+        Returns
+        -------
+        float
+        """
+        if is_path(X):
+            scores, labels, weights = self._file_scores(X, y, sample_weight)
+            return float(accuracy_score(labels, self._labels(scores), sample_weight=weights))
+        return super().score(X, y, sample_weight=sample_weight)

@@ -41,12 +41,19 @@ penalty : {"l2", "l1"}, default="l2"
         than training on the CPU.
     device_ids : list of int, default=None
         CUDA devices to train on (needs ``use_gpu=True``); None means device 0.
-    max_memory : int, default=None
-        Host memory budget in bytes for out-of-core training. Not implemented yet:
-        any value other than None raises ValueError.
-    max_gpu_memory : int, default=None
-        GPU memory budget in bytes for out-of-core training. Not implemented yet:
-        any value other than None raises ValueError.
+    max_memory : int or str, default=None
+        Host memory budget for the data and the solver's state when ``fit`` is
+        given the path of a ``.snap`` file: bytes, or a size such as "512MB",
+        "4GB", "1.5G" (powers of 1024, as ``snap-train --max-memory``). A file
+        that fits is memory-mapped whole; a larger one is streamed from disk
+        through 2-3 buffers of its largest chunk (docs/out-of-core.md). None: no
+        budget (mapped whole). With arrays, which are already in memory, any value
+        raises ValueError. ``predict`` and ``score`` on a path read it the same way.
+    max_gpu_memory : int or str, default=None
+        GPU memory budget per device for the data and the solver's state (bytes or
+        a size string, as ``snap-train --max-gpu-memory``); needs ``use_gpu=True``,
+        else ValueError. Data beyond it streams to the GPU chunk by chunk
+        (docs/out-of-core.md).
     distributed : {"auto", True, False}, default="auto"
         Train as one rank of ``mpirun -n K python script.py`` on the rows this rank
         holds; every rank ends with the same model, that of one fit on all rows.

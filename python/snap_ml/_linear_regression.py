@@ -2,10 +2,12 @@
 
 import numpy as np
 from sklearn.base import RegressorMixin
+from sklearn.metrics import r2_score
 
 from . import _distributed
-from ._base import SnapLinearModel
+from ._base import SnapLinearModel, requires_y
 from ._docs import fill
+from ._snap_file import is_path
 
 
 class LinearRegression(RegressorMixin, SnapLinearModel):
@@ -86,17 +88,20 @@ class LinearRegression(RegressorMixin, SnapLinearModel):
         tags.target_tags.single_output = True
         return tags
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit the model by SDCA on (X, y).
+    def fit(self, X, y=None, sample_weight=None):
+        """Fit the model by SDCA on (X, y), or on a ``.snap`` file.
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data (numpy or scipy sparse; see ``LogisticRegression.fit``).
-        y : array-like of shape (n_samples,)
-            Targets.
+        X : {array-like, sparse matrix} of shape (n_samples, n_features), str or os.PathLike
+            Training data (numpy or scipy sparse; see ``LogisticRegression.fit``), or
+            the path of a ``.snap`` file holding the targets: memory-mapped when it
+            fits ``max_memory`` (or without a budget), streamed from disk otherwise.
+        y : array-like of shape (n_samples,), default=None
+            Targets. Required with arrays; must be None with a path.
         sample_weight : array-like of shape (n_samples,), default=None
-            Per-sample weights >= 0 multiplying C.
+            Per-sample weights >= 0 multiplying C. Must be None with a path (the
+            file's own weights are used).
 
         Returns
         -------
@@ -105,6 +110,12 @@ class LinearRegression(RegressorMixin, SnapLinearModel):
         """
         if not np.isfinite(self.epsilon) or self.epsilon < 0:
             raise ValueError(f"epsilon must be a finite number >= 0, got {self.epsilon!r}")
+        if is_path(X):
+            model = self._train_file(X, y, sample_weight, self._warm_model(),
+                                     epsilon=self.epsilon)
+            return self._set_fitted(model)
+        if y is None:
+            raise requires_y(self)
         distributed = _distributed.resolve_distributed(self.distributed, self.penalty)
         if distributed:
             with _distributed.agreed_checks():
@@ -116,6 +127,9 @@ class LinearRegression(RegressorMixin, SnapLinearModel):
         warm = self._warm_model(1, n_features)
         model = self._train(X, y.astype(np.float64), sample_weight, warm, epsilon=self.epsilon,
                             distributed=distributed)
+        return self._set_fitted(model)
+
+    def _set_fitted(self, model):
         self.coef_ = model.coef[0]
         self.intercept_ = float(model.intercept[0])
         self.n_iter_ = int(self._n_iter[0])
@@ -126,10 +140,33 @@ class LinearRegression(RegressorMixin, SnapLinearModel):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features), str or os.PathLike
+            Or the path of a ``.snap`` file, read as ``fit`` reads it.
 
         Returns
         -------
         ndarray of shape (n_samples,)
         """
         return self._scores(X)[:, 0]
+
+    def score(self, X, y=None, sample_weight=None):
+        """R^2 of the predictions on (X, y), or on a ``.snap`` file.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features), str or os.PathLike
+            Test samples, or the path of a ``.snap`` file holding them with their
+            targets (and weights, which then weigh the score).
+        y : array-like of shape (n_samples,), default=None
+            True targets; must be None with a path.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Must be None with a path.
+
+        Returns
+        -------
+        float
+        """
+        if is_path(X):
+            scores, targets, weights = self._file_scores(X, y, sample_weight)
+            return float(r2_score(targets, scores[:, 0], sample_weight=weights))
+        return super().score(X, y, sample_weight=sample_weight)

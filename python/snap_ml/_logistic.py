@@ -91,7 +91,8 @@ class LogisticRegression(SnapClassifier):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features), str or os.PathLike
+            Or the path of a ``.snap`` file, read as ``fit`` reads it.
 
         Returns
         -------
@@ -111,7 +112,8 @@ class LogisticRegression(SnapClassifier):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features), str or os.PathLike
+            Or the path of a ``.snap`` file.
 
         Returns
         -------

@@ -12,6 +12,8 @@ import os
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ._snap_file import memory_size
+
 
 def _is_number(value):
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
@@ -89,22 +91,19 @@ def resolve_seed(random_state):
     return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
 
 
-def check_device_options(use_gpu, device_ids, max_memory, max_gpu_memory):
-    """Validate the GPU and memory options; returns the device id list for the core.
+def check_device_options(use_gpu, device_ids, max_gpu_memory):
+    """Validate the GPU options.
 
-    ``max_memory`` and ``max_gpu_memory`` (out-of-core training under a memory
-    budget) are not implemented yet: setting them raises rather than being ignored.
+    Returns
+    -------
+    device_ids : list of int
+        The CUDA devices for the core (empty: device 0).
+    max_gpu_memory : int
+        The GPU memory budget in bytes (0: none); an int or a size string such as
+        "8GB", which needs ``use_gpu=True``.
     """
     if not isinstance(use_gpu, (bool, np.bool_)):
         raise ValueError(f"use_gpu must be True or False, got {use_gpu!r}")
-    for name, value in (("max_memory", max_memory), ("max_gpu_memory", max_gpu_memory)):
-        if value is not None:
-            raise ValueError(
-                f"{name}={value!r}: out-of-core training under a memory budget is not "
-                f"implemented yet in Python; leave {name}=None (the data must fit in memory)"
-                + ("; snap-train --max-memory streams a .snap file (docs/out-of-core.md)"
-                   if name == "max_memory" else "")
-            )
     if device_ids is None:
         ids = []
     else:
@@ -114,4 +113,26 @@ def check_device_options(use_gpu, device_ids, max_memory, max_gpu_memory):
         ids = [int(i) for i in ids]
     if ids and not use_gpu:
         raise ValueError(f"device_ids={device_ids!r} needs use_gpu=True; pass both, or neither")
-    return ids
+    gpu_budget = memory_size("max_gpu_memory", max_gpu_memory)
+    if gpu_budget and not use_gpu:
+        raise ValueError(
+            f"max_gpu_memory={max_gpu_memory!r} is a GPU memory budget and needs use_gpu=True; "
+            "pass use_gpu=True, or leave max_gpu_memory=None (max_memory is the host budget)"
+        )
+    return ids, gpu_budget
+
+
+def check_max_memory_for_arrays(max_memory):
+    """Refuse ``max_memory`` when ``fit`` is given arrays: they are already in memory.
+
+    The budget decides how a ``.snap`` file is read (mapped whole or streamed from
+    disk); it cannot shrink data the caller already holds.
+    """
+    if max_memory is not None:
+        raise ValueError(
+            f"max_memory={max_memory!r} applies when X is the path of a .snap file, which is "
+            "then streamed from disk when it does not fit the budget; the arrays passed are "
+            "already in memory. Write them once with snap_ml.datasets.dump(X, y, 'data.snap', "
+            "chunk_rows=...) (or convert svmlight text with snap-convert) and pass "
+            "fit('data.snap'), or leave max_memory=None"
+        )

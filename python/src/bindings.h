@@ -13,6 +13,7 @@ void bind_data(pybind11::module_& m);      // data.cpp: numpy/scipy CSR -> CsrVi
 void bind_training(pybind11::module_& m);  // training.cpp: train() without the GIL
 void bind_model(pybind11::module_& m);     // model.cpp: Model, its files
 void bind_datasets(pybind11::module_& m);  // datasets.cpp: svmlight and binary files
+void bind_snap_file(pybind11::module_& m); // snap_file.cpp: a .snap file under a memory budget
 void bind_mpi(pybind11::module_& m);       // mpi.cpp: MPI_COMM_WORLD for mpirun
 
 // mpi.cpp: the process's MpiCommunicator on MPI_COMM_WORLD, MPI initialised on

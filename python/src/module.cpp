@@ -14,5 +14,6 @@ PYBIND11_MODULE(_core, m) {
   snapml::python::bind_model(m);
   snapml::python::bind_training(m);
   snapml::python::bind_datasets(m);
+  snapml::python::bind_snap_file(m);
   snapml::python::bind_mpi(m);
 }

@@ -1,5 +1,6 @@
 // train() from Python: parameters in, (model, per-problem fit results) out. The
-// data is a CsrData viewed in place (no copy); the GIL is released while the core
+// data is a CsrData viewed in place (no copy), or a SnapFile (snap_file.h) read
+// memory-mapped or streamed under its budget; the GIL is released while the core
 // trains, and re-acquired once an epoch, briefly, to let Ctrl-C interrupt the fit
 // and to print the verbose progress line.
 #include <pybind11/functional.h>
@@ -8,14 +9,18 @@
 #include <pybind11/stl.h>
 
 #include <cstdint>
-#include <map>
-#include <string>
+#include <algorithm>
 #include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "bindings.h"
 #include "data.h"
+#include "snap_file.h"
 #include "snapml/communicator.h"
 #include "snapml/error.h"
 #include "snapml/train.h"
@@ -91,12 +96,25 @@ py::dict history_dict(const FitResult& fit) {
   return out;
 }
 
-py::tuple train_csr(const CsrData& x, const std::string& loss, const std::string& penalty, double C, double tol, int max_iter,
-                    bool fit_intercept, double intercept_scaling,
+// Whether a warm-start model matches a file's data: the same feature count and
+// (classification) the same classes. The estimator cannot know the file's classes
+// before training, so a mismatch starts cold, as with arrays, instead of failing.
+// Costs one pass over the labels.
+bool warm_start_fits(const Model& start, ChunkSource& source, LossKind loss) {
+  if (start.n_features != source.n_features()) return false;
+  if (!is_classification(loss)) return true;
+  std::set<double> classes;
+  CsrView chunk;
+  source.reset();
+  while (source.next(chunk)) classes.insert(chunk.labels, chunk.labels + chunk.n_rows);
+  return std::equal(classes.begin(), classes.end(), start.classes.begin(), start.classes.end());
+}
+
+py::tuple train_any(const py::object& x, const std::string& loss, const std::string& penalty, double C, double tol,
+                    int max_iter, bool fit_intercept, double intercept_scaling,
                     const std::map<double, double>& class_weight, bool balanced, double epsilon,
                     int threads, std::uint64_t seed, bool use_gpu, const std::vector<int>& device_ids,
-                    const Model* warm_start, bool verbose, bool distributed) {
-  require(x.view().labels != nullptr, "training needs labels");
+                    const Model* warm_start, bool verbose, std::uint64_t max_gpu_memory, bool distributed) {
   TrainParameters parameters;
   parameters.loss = loss_from_name(loss);
   parameters.penalty = penalty_from_name(penalty);
@@ -112,6 +130,7 @@ py::tuple train_csr(const CsrData& x, const std::string& loss, const std::string
   parameters.seed = seed;
   parameters.use_gpu = use_gpu;
   parameters.device_ids = device_ids;
+  parameters.max_gpu_memory = max_gpu_memory;
   parameters.warm_start = warm_start;
   parameters.on_epoch = interruptible_progress(verbose);
 
@@ -120,9 +139,27 @@ py::tuple train_csr(const CsrData& x, const std::string& loss, const std::string
   LocalCommunicator local;
   Communicator& communicator = distributed ? mpi_world() : local;
   TrainResult result;
-  {
+  if (py::isinstance<SnapFile>(x)) {
+    const SnapFile& file = x.cast<const SnapFile&>();
+    require(!distributed, "training from a .snap file runs in one process; pass distributed=False");
+    // L1 coordinate descent keeps a column-major copy of all the data, which a
+    // file too large for the budget cannot have.
+    require(!(file.plan().stream && parameters.penalty == Penalty::L1),
+            "penalty='l1' keeps a column-major copy of the whole data in memory, so it cannot train on " +
+                file.layout().path + " streamed under max_memory=" + std::to_string(file.max_memory()) +
+                " bytes; raise max_memory above the file size plus " + std::to_string(file.plan().state_bytes) +
+                " bytes, or use penalty='l2'");
     py::gil_scoped_release release;
-    ViewSource source(x.view());
+    // Declared after `release`, so the source (and a streaming reader thread) is
+    // closed before the GIL is taken back, also when training throws.
+    const std::unique_ptr<ChunkSource> source = file.open();
+    if (warm_start && !warm_start_fits(*warm_start, *source, parameters.loss)) parameters.warm_start = nullptr;
+    result = train(*source, communicator, parameters);
+  } else {
+    const CsrData& data = x.cast<const CsrData&>();
+    require(data.view().labels != nullptr, "training needs labels");
+    py::gil_scoped_release release;
+    ViewSource source(data.view());
     result = train(source, communicator, parameters);
   }
   py::list fits;
@@ -133,13 +170,13 @@ py::tuple train_csr(const CsrData& x, const std::string& loss, const std::string
 }  // namespace
 
 void bind_training(py::module_& m) {
-  m.def("train", &train_csr,
-        "Trains on a CsrData with labels; returns (Model, [history dict per problem])",
+  m.def("train", &train_any,
+        "Trains on a CsrData with labels or a SnapFile; returns (Model, [history dict per problem])",
         py::arg("x"), py::arg("loss"), py::arg("penalty"), py::arg("C"), py::arg("tol"), py::arg("max_iter"),
         py::arg("fit_intercept"), py::arg("intercept_scaling"), py::arg("class_weight"),
         py::arg("balanced"), py::arg("epsilon"), py::arg("threads"), py::arg("seed"),
         py::arg("use_gpu"), py::arg("device_ids"), py::arg("warm_start"), py::arg("verbose"),
-        py::arg("distributed") = false);
+        py::arg("max_gpu_memory") = 0, py::arg("distributed") = false);
 }
 
 }  // namespace snapml::python
