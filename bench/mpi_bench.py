@@ -49,10 +49,10 @@ def run(command):
     return result.stdout
 
 
-def train(args, ranks, data):
+def train(args, ranks, data, sigma="adaptive"):
     command = ["mpirun", "--oversubscribe", "--bind-to", "core", "-n", ranks, f"{args.build}/snapml/cli/snap-train",
                "-s", 0, "-e", args.tol, "--threads", 1, "--local-epochs", args.local_epochs, "--max-iter", 1000,
-               data, "/tmp/snapml_mpi_bench.model"]
+               "--cocoa-sigma", sigma, data, "/tmp/snapml_mpi_bench.model"]
     out = run(command)
     dist, summary = DIST.search(out), SUMMARY.search(out)
     if not dist or not summary:
@@ -61,7 +61,7 @@ def train(args, ranks, data):
         "ranks": ranks, "rows": dist.group(2), "rounds": int(dist.group(3)), "bytes": int(dist.group(5)),
         "bytes_per_round": int(dist.group(6)), "comm_min": float(dist.group(7)), "comm_max": float(dist.group(8)),
         "seconds": float(dist.group(9)), "epochs": int(summary.group(1)), "gap": float(summary.group(2)),
-        "converged": summary.group(3) == "<=", "command": " ".join(map(str, command)),
+        "converged": summary.group(3) == "<=", "command": " ".join(map(str, command)), "sigma": sigma,
     }
 
 
@@ -89,15 +89,16 @@ def main():
         run([f"{args.build}/snapml/cli/snap-convert", "--chunk-rows", args.chunk_rows, stem + ".snap", data])
     load_before = load()
     results = {}
-    for ranks in (1, 2):
-        runs = [train(args, ranks, data) for _ in range(args.repeat)]
-        results[ranks] = min(runs, key=lambda r: r["seconds"])
+    # K = 1, K = 2 with the default (adaptive) sigma', and K = 2 with the paper's sigma' = K.
+    for key, ranks, sigma in (("1", 1, "adaptive"), ("2", 2, "adaptive"), ("2K", 2, "K")):
+        runs = [train(args, ranks, data, sigma) for _ in range(args.repeat)]
+        results[key] = min(runs, key=lambda r: r["seconds"])
         for r in runs:
-            print(f"K={ranks}: {r['seconds']:.2f} s, {r['rounds']} rounds, gap {r['gap']:.3g}, collectives "
-                  f"{r['comm_min']:.3g}-{r['comm_max']:.3g} s", flush=True)
+            print(f"K={ranks} sigma'={sigma}: {r['seconds']:.2f} s, {r['rounds']} rounds, gap {r['gap']:.3g}, "
+                  f"collectives {r['comm_min']:.3g}-{r['comm_max']:.3g} s", flush=True)
     load_after = load()
 
-    one, two = results[1], results[2]
+    one, two = results["1"], results["2"]
     speedup = one["seconds"] / two["seconds"]
     efficiency = speedup / 2
     per_round_two = two["seconds"] / two["rounds"]
@@ -118,14 +119,17 @@ def main():
         f"- Training: L2 logistic regression (`-s 0`, C = 1), one thread per rank, stop at relative duality gap "
         f"<= {args.tol}, H = {args.local_epochs} local epoch(s) per round; best of {args.repeat} runs",
         "",
-        "| ranks | rows per rank | rounds | epochs | time to gap (s) | speed-up | efficiency | bytes reduced per "
-        "round per rank | time in collectives, fastest..slowest rank (s) |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| ranks | sigma' | rows per rank | rounds | time to gap (s) | speed-up | efficiency | time per round (ms) "
+        "| bytes reduced per round per rank | time in collectives, fastest..slowest rank (s) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for ranks, r in results.items():
+    for r in results.values():
         s = one["seconds"] / r["seconds"]
-        lines.append(f"| {ranks} | {r['rows']} | {r['rounds']} | {r['epochs']} | {r['seconds']:.2f} | {s:.2f} | "
-                     f"{100 * s / ranks:.0f}% | {r['bytes_per_round']} | {r['comm_min']:.3g} .. {r['comm_max']:.3g} |")
+        sigma = "-" if r["ranks"] == 1 else ("K" if r["sigma"] == "K" else "adaptive")
+        lines.append(f"| {r['ranks']} | {sigma} | {r['rows']} | {r['rounds']} | {r['seconds']:.2f} | {s:.2f} | "
+                     f"{100 * s / r['ranks']:.0f}% | {1e3 * r['seconds'] / r['rounds']:.1f} | {r['bytes_per_round']} "
+                     f"| {r['comm_min']:.3g} .. {r['comm_max']:.3g} |")
+    per_round_one = one["seconds"] / one["rounds"]
     lines += [
         "",
         f"Speed-up at 2 ranks: **{speedup:.2f}x**, scaling efficiency **{100 * efficiency:.0f}%** "
@@ -136,12 +140,30 @@ def main():
         "collective time also holds its wait for the other rank (load imbalance and, on a shared machine, "
         "descheduling).",
         "",
+        f"Per pass over the data (one round at K = 2 against one epoch at K = 1) the speed-up is "
+        f"{per_round_one / per_round_two:.2f}x ({50 * per_round_one / per_round_two:.0f}% efficiency); the rest "
+        f"of the end-to-end figure is the number of rounds: {two['rounds']} at K = 2 against {one['rounds']} "
+        f"epochs at K = 1 with the adaptive sigma' (docs/distributed.md), {results['2K']['rounds']} with "
+        "sigma' = K.",
+        "",
         "Commands:",
         "",
         "```",
-        one["command"],
-        two["command"],
+        *(r["command"] for r in results.values()),
         "```",
+        "",
+        "## Published references (in words)",
+        "",
+        "IBM's distributed deep learning library (PowerAI DDL, 2017) reported 95% scaling efficiency on 256 GPUs "
+        "for ResNet-50 training: synchronous data-parallel SGD with a topology-aware allreduce over very large "
+        "per-step compute, a regime where the number of steps does not grow with the number of workers. Snap ML "
+        "(Duenner et al., NeurIPS 2018) trains GLMs with hierarchical CoCoA: a fast local solver (threads or a "
+        "GPU) inside each node, CoCoA across nodes, with the local work per round sized so that communication is "
+        "hidden. snapml has the same structure (one rank per node, threads inside it, H local epochs per round) "
+        "at a much smaller scale. Unlike data-parallel SGD, CoCoA's rounds to a given duality gap depend on K "
+        "and on the data: on this generated set, whose rows share few features, two ranks need no more rounds "
+        "than one process needs epochs; on correlated data (a9a) they need several times more "
+        "(docs/distributed.md, \"Rounds grow with K and with C\").",
     ]
     with open(args.out, "w") as f:
         f.write("\n".join(lines) + "\n")
