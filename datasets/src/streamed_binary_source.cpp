@@ -161,7 +161,8 @@ void StreamedBinarySource::read_chunk(std::size_t index, unsigned char* into) co
 
 void StreamedBinarySource::read_ahead() {
   const std::size_t n = layout_.table.size();
-  for (std::size_t chunk = 0;; chunk = (chunk + 1) % n) {
+  for (std::size_t k = 0;; k = (k + 1) % n) {
+    const std::size_t chunk = order_.empty() ? k : order_[k];
     std::size_t slot = 0;
     {
       std::unique_lock<std::mutex> lock(mutex_);
@@ -211,6 +212,16 @@ bool StreamedBinarySource::next(CsrView& chunk) {
 }
 
 void StreamedBinarySource::reset() {
+  if (!order_.empty()) {  // back to file order: what was read ahead is in the other order
+    stop_reader();
+    order_.clear();
+    start_reader();
+    return;
+  }
+  rewind();
+}
+
+void StreamedBinarySource::rewind() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     const bool at_pass_start = position_ == 0 && !held_;
@@ -229,6 +240,25 @@ void StreamedBinarySource::reset() {
   }
   stop_reader();
   start_reader();
+}
+
+bool StreamedBinarySource::reset_in_order(const std::vector<std::size_t>& order) {
+  const std::size_t n = layout_.table.size();
+  require(order.size() == n, "reset_in_order: " + std::to_string(order.size()) + " chunk indices for " +
+                                 std::to_string(n) + " chunks of " + layout_.path);
+  std::vector<bool> seen(n, false);
+  for (const std::size_t c : order) {
+    require(c < n && !seen[c], "reset_in_order: the order is not a permutation of the chunks of " + layout_.path);
+    seen[c] = true;
+  }
+  if (order == order_ || (order_.empty() && std::is_sorted(order.begin(), order.end()))) {
+    rewind();  // the reader is already reading in this order
+    return true;
+  }
+  stop_reader();
+  order_ = order;
+  start_reader();
+  return true;
 }
 
 std::uint64_t solver_state_bytes(std::int64_t n_rows, std::int64_t n_features) {

@@ -8,9 +8,9 @@
 //
 // An epoch visits every row once in a fresh random permutation. With a resident
 // source (in memory, memory-mapped) it is one permutation over the rows of all
-// chunks; a streamed source can only go forward, so its epoch takes the chunks in
-// order and permutes the rows within each (several times slower per epoch:
-// chunk_source.h). Each row gets
+// chunks; a streamed source holds a few chunks at a time, so its epoch takes the
+// chunks in a fresh random order (where the source allows: reset_in_order) and
+// permutes the rows within each (slower per epoch: chunk_source.h). Each row gets
 // the exact coordinate step of its loss (snapml/losses/). With T > 1 threads every
 // thread takes a contiguous slice of the permutation and all of them read and
 // update the shared vector with atomic adds: PASSCoDe-Atomic (Hsieh, Yu & Dhillon,
@@ -185,6 +185,8 @@ class SdcaCpuSolver final : public Solver {
   std::vector<double> alpha_;
   std::vector<double> weights_;  // n_features_ + 1
   std::vector<std::int64_t> order_;
+  std::vector<std::int64_t> chunk_first_;  // n_chunks + 1 row offsets, first pass's (file) order
+  std::vector<std::int64_t> chunk_order_;  // a streamed epoch's chunk order
   ResidentRows resident_;  // empty unless the source is resident
   SplitMix64 random_{0};
 };
@@ -210,10 +212,12 @@ void SdcaCpuSolver::prepare(ChunkSource& source, Communicator& communicator) {
       resident_.first.push_back(resident_.first.back() + resident_.chunks.back().n_rows);
     }
   }
+  chunk_first_.assign(1, 0);
   CsrView x;
   source.reset();
   while (source.next(x)) {
     const std::size_t base = squared_norms_.size();
+    chunk_first_.push_back(chunk_first_.back() + x.n_rows);
     squared_norms_.resize(base + static_cast<std::size_t>(x.n_rows));
     double* norms = squared_norms_.data() + base;
 SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
@@ -290,10 +294,21 @@ SNAPML_OMP(parallel num_threads(team))
     }
     return;
   }
-  std::int64_t offset = 0;
+  // Streamed: a fresh chunk order each epoch where the source can take one
+  // (StreamedBinarySource reads its chunks at any offset), rows permuted within
+  // each chunk; chunk_first_ places each chunk's rows among alpha and the norms.
+  random_permutation(chunk_order_, static_cast<std::int64_t>(chunk_first_.size()) - 1, random_);
+  const bool shuffled = source.reset_in_order(
+      std::vector<std::size_t>(chunk_order_.begin(), chunk_order_.end()));
+  std::size_t position = 0;
   CsrView x;
-  source.reset();
   while (source.next(x)) {
+    require(position + 1 < chunk_first_.size(), "the chunk source returned more chunks than in its first pass");
+    const auto c = static_cast<std::size_t>(shuffled ? chunk_order_[position] : static_cast<std::int64_t>(position));
+    ++position;
+    const std::int64_t offset = chunk_first_[c];
+    require(x.n_rows == chunk_first_[c + 1] - offset,
+            "chunk " + std::to_string(c) + " of the chunk source changed its row count since the first pass");
     random_permutation(order_, x.n_rows, random_);
     double* alpha = alpha_.data() + offset;
     const double* norms = squared_norms_.data() + offset;
@@ -309,7 +324,6 @@ SNAPML_OMP(parallel num_threads(team))
         update_rows<Loss, true>(loss, x, order_.data(), begin, end, alpha, norms, context);
       }
     }
-    offset += x.n_rows;
   }
 }
 

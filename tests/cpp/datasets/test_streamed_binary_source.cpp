@@ -98,6 +98,51 @@ TEST(StreamedBinarySource, YieldsTheMappedChunksPassAfterPass) {
   }
 }
 
+TEST(StreamedBinarySource, PassesInAGivenChunkOrder) {
+  const std::string path = write_file("streamed_order.snap");
+  const MappedBinaryFile mapped(path);
+  StreamedBinarySource streamed(path, 3);
+  const std::size_t n = mapped.n_chunks();
+  std::vector<std::size_t> reversed(n), rotated(n), identity(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    reversed[i] = n - 1 - i;
+    rotated[i] = (i + 5) % n;
+    identity[i] = i;
+  }
+  auto expect_pass_in = [&](const std::vector<std::size_t>& order) {
+    CsrView x;
+    for (const std::size_t c : order) {
+      ASSERT_TRUE(streamed.next(x));
+      expect_same_view(x, mapped.chunk(c));
+    }
+    EXPECT_FALSE(streamed.next(x));
+  };
+  // A pass in an order, the same order again (kept read-ahead), another order,
+  // file order by reset(), and a given identity order.
+  for (const auto* order : {&reversed, &reversed, &rotated}) {
+    ASSERT_TRUE(streamed.reset_in_order(*order));
+    expect_pass_in(*order);
+  }
+  streamed.reset();
+  expect_pass_in(identity);
+  ASSERT_TRUE(streamed.reset_in_order(identity));
+  expect_pass_in(identity);
+  // A new order mid-pass restarts the reader in it.
+  ASSERT_TRUE(streamed.reset_in_order(rotated));
+  CsrView x;
+  ASSERT_TRUE(streamed.next(x));
+  ASSERT_TRUE(streamed.reset_in_order(reversed));
+  expect_pass_in(reversed);
+  // Not a permutation of the chunks.
+  std::vector<std::size_t> repeated = identity;
+  repeated[1] = 0;
+  EXPECT_THROW(streamed.reset_in_order(repeated), InvalidArgument);
+  EXPECT_THROW(streamed.reset_in_order({0, 1}), InvalidArgument);
+  std::vector<std::size_t> outside = identity;
+  outside[0] = n;
+  EXPECT_THROW(streamed.reset_in_order(outside), InvalidArgument);
+}
+
 TEST(StreamedBinarySource, TrainsTheInMemoryModel) {
   // Chunks of 1,000 rows: the streamed epoch permutes rows only within a chunk,
   // which costs epochs, not the optimum. With C = 1 on these 300 features a chunk

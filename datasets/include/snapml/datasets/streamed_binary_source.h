@@ -39,7 +39,8 @@ struct BinaryFileLayout {
 };
 BinaryFileLayout read_binary_layout(const std::string& path);
 
-// The chunks of a binary file in file order, read ahead by a background thread
+// The chunks of a binary file in file order (or a given order: reset_in_order),
+// read ahead by a background thread
 // into `buffers` (>= 2) ring buffers. Not resident: a view from next() is valid
 // until the following next() or reset(). Every chunk is checksummed and checked
 // each time it is read (the file is read again every pass). A reader error (a
@@ -61,6 +62,10 @@ class StreamedBinarySource final : public ChunkSource {
 
   bool next(CsrView& chunk) override;
   void reset() override;
+  // A pass in `order` (validated: a permutation of the chunks). The reader reads
+  // ahead in the order of the pass it is in, into the next pass too: a following
+  // pass in the same order keeps what was read ahead, another order re-reads.
+  bool reset_in_order(const std::vector<std::size_t>& order) override;
   std::int32_t n_features() const override { return static_cast<std::int32_t>(layout_.header.n_features); }
   std::int64_t n_rows() const override { return layout_.header.n_rows; }
   std::int64_t nnz() const override { return layout_.header.nnz; }
@@ -78,6 +83,9 @@ class StreamedBinarySource final : public ChunkSource {
   };
   void start_reader();
   void stop_reader();
+  // A new pass in the current order, keeping what the reader read ahead when it
+  // is at a pass boundary.
+  void rewind();
   void read_ahead();
   void read_chunk(std::size_t index, unsigned char* into) const;
 
@@ -97,6 +105,9 @@ class StreamedBinarySource final : public ChunkSource {
   bool held_ = false;
   std::exception_ptr error_;  // the reader's failure on the chunk after the filled ones
   std::size_t position_ = 0;  // chunks next() has returned in this pass
+  // The pass's chunk order; empty: file order. Changed only while the reader is
+  // stopped (it reads it without the lock).
+  std::vector<std::size_t> order_;
 };
 
 // What plan_binary_source() decided.
