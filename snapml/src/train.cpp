@@ -218,6 +218,85 @@ LabelSummary checked_summary(ChunkSource& source, Communicator& communicator, co
 
 }  // namespace
 
+namespace {
+
+// Another reader of a resident source: the same chunks (chunk(i) views outlive
+// next() and reset()) with a position of its own, so that one-vs-rest problems
+// can each pass over the data on their own thread.
+class ResidentReader final : public ChunkSource {
+ public:
+  explicit ResidentReader(const ChunkSource& source) : source_(source) {}
+  bool next(CsrView& chunk) override {
+    if (position_ >= source_.n_chunks()) return false;
+    chunk = source_.chunk(position_++);
+    return true;
+  }
+  void reset() override { position_ = 0; }
+  std::int32_t n_features() const override { return source_.n_features(); }
+  std::int64_t n_rows() const override { return source_.n_rows(); }
+  std::int64_t nnz() const override { return source_.nnz(); }
+  std::size_t n_chunks() const override { return source_.n_chunks(); }
+  bool resident() const override { return true; }
+  CsrView chunk(std::size_t index) const override { return source_.chunk(index); }
+
+ private:
+  const ChunkSource& source_;
+  std::size_t position_ = 0;
+};
+
+// Thrown into the other workers' epochs once one worker has failed, so that they
+// stop within an epoch instead of finishing their problems.
+struct Cancelled {};
+
+void fit_problem(Problem& problem, ChunkSource& source, Communicator& communicator, const TrainParameters& p,
+                 FitResult& fit) {
+  auto solver = make_solver(problem.parameters, p.use_gpu, p.device_ids);
+  fit = solver->fit(source, communicator, problem.state);
+  // The model needs the weights only; dropping each problem's dual variables
+  // keeps one-vs-rest at one problem's per-row state (an out-of-core budget).
+  std::vector<double>().swap(problem.state.alpha);
+}
+
+// One-vs-rest problems side by side: with T threads and P problems, min(P, T)
+// workers, each taking the next problem from a shared counter and solving it with
+// max(1, T / min(P, T)) threads. Worker 0 is the calling thread, so that an
+// on_epoch callback that must run there (Python's Ctrl-C check) still does.
+void fit_problems_in_parallel(ChunkSource& source, const TrainParameters& p, std::vector<Problem>& problems,
+                              int threads, std::vector<FitResult>& fits) {
+  const int workers = std::min(static_cast<int>(problems.size()), threads);
+  const int threads_each = std::max(1, threads / workers);
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> failed{false};
+  for (Problem& problem : problems) {
+    problem.parameters.threads = threads_each;
+    problem.parameters.on_epoch = [&failed, on_epoch = problem.parameters.on_epoch](const EpochRecord& record) {
+      if (failed.load()) throw Cancelled{};
+      if (on_epoch) on_epoch(record);
+    };
+  }
+  std::vector<std::exception_ptr> failures(static_cast<std::size_t>(workers));
+  auto work = [&](std::size_t worker) {
+    try {
+      ResidentReader reader(source);
+      LocalCommunicator communicator;
+      for (std::size_t k = next++; k < problems.size() && !failed.load(); k = next++)
+        fit_problem(problems[k], reader, communicator, p, fits[k]);
+    } catch (const Cancelled&) {
+    } catch (...) {
+      failures[worker] = std::current_exception();
+      failed = true;
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int w = 1; w < workers; ++w) pool.emplace_back(work, static_cast<std::size_t>(w));
+  work(0);
+  for (std::thread& t : pool) t.join();
+  for (const std::exception_ptr& failure : failures)
+    if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace
+
 TrainResult train(ChunkSource& source, Communicator& communicator, const TrainParameters& p) {
   check_parameters(p);
   const LabelSummary summary = checked_summary(source, communicator, p);
@@ -225,61 +304,24 @@ TrainResult train(ChunkSource& source, Communicator& communicator, const TrainPa
   std::vector<Problem> problems = make_problems(summary, weights, p);
   if (p.warm_start) apply_warm_start(*p.warm_start, summary, p, problems);
   TrainResult result;
-  for (Problem& problem : problems) {
-    auto solver = make_solver(problem.parameters, p.use_gpu, p.device_ids);
-    result.fits.push_back(solver->fit(source, communicator, problem.state));
-    // The model needs the weights only; dropping each problem's dual variables
-    // keeps one-vs-rest at one problem's per-row state (an out-of-core budget).
-    std::vector<double>().swap(problem.state.alpha);
+  result.fits.resize(problems.size());
+  // Side by side only in one process (ranks must run the problems' collectives in
+  // the same order), on the CPU (a GPU problem already fills its devices) and
+  // with the data resident (streamed sources read one pass at a time).
+  const int threads = detail::resolve_threads(p.threads);
+  if (communicator.size() == 1 && source.resident() && !p.use_gpu && problems.size() > 1 && threads > 1) {
+    fit_problems_in_parallel(source, p, problems, threads, result.fits);
+  } else {
+    for (std::size_t k = 0; k < problems.size(); ++k) fit_problem(problems[k], source, communicator, p, result.fits[k]);
   }
   result.model = assemble(summary, weights, p, problems);
   return result;
 }
 
 TrainResult train(const Dataset& data, const TrainParameters& p) {
-  check_parameters(p);
+  InMemorySource source(data);
   LocalCommunicator local;
-  InMemorySource scan(data);
-  const LabelSummary summary = checked_summary(scan, local, p);
-  const std::vector<double> weights = class_weights(summary, p);
-  std::vector<Problem> problems = make_problems(summary, weights, p);
-  if (p.warm_start) apply_warm_start(*p.warm_start, summary, p, problems);
-
-  const int threads = detail::resolve_threads(p.threads);
-  // GPU problems run one after another: each already fills its devices.
-  const int workers =
-      p.use_gpu ? 1 : std::max(1, std::min(static_cast<int>(problems.size()), threads));
-  const int threads_each = std::max(1, threads / workers);
-  TrainResult result;
-  result.fits.resize(problems.size());
-  // Workers take the next problem from a shared counter; each owns its source
-  // (a ChunkSource's position is per reader) and solves with threads_each threads.
-  std::atomic<std::size_t> next{0};
-  std::vector<std::exception_ptr> failures(static_cast<std::size_t>(workers));
-  auto work = [&](std::size_t worker) {
-    try {
-      InMemorySource source(data);
-      LocalCommunicator communicator;
-      for (std::size_t k = next++; k < problems.size(); k = next++) {
-        problems[k].parameters.threads = threads_each;
-        auto solver = make_solver(problems[k].parameters, p.use_gpu, p.device_ids);
-        result.fits[k] = solver->fit(source, communicator, problems[k].state);
-      }
-    } catch (...) {
-      failures[worker] = std::current_exception();
-    }
-  };
-  if (workers == 1) {
-    work(0);
-  } else {
-    std::vector<std::thread> pool;
-    for (int w = 0; w < workers; ++w) pool.emplace_back(work, static_cast<std::size_t>(w));
-    for (std::thread& t : pool) t.join();
-  }
-  for (const std::exception_ptr& failure : failures)
-    if (failure) std::rethrow_exception(failure);
-  result.model = assemble(summary, weights, p, problems);
-  return result;
+  return train(source, local, p);
 }
 
 }  // namespace snapml

@@ -66,16 +66,22 @@ struct TrainResult {
   std::vector<FitResult> fits;  // one per weight row of the model, in row order
 };
 
-// In memory. One-vs-rest problems run in parallel: with T threads and P problems,
-// min(P, T) problems at a time, each with max(1, T / min(P, T)) threads. With at
-// least as many problems as threads every problem runs on one thread, so its
-// result does not depend on T (and is bit-for-bit reproducible for a seed).
-TrainResult train(const Dataset& data, const TrainParameters& parameters);
-
 // From any chunk source, on one process (LocalCommunicator) or as one CoCoA+
-// rank of `communicator` (the source holds this rank's rows). Problems run one
-// after another, each with every thread. Classes, counts and the feature count are
-// agreed over all ranks; every rank returns the same model.
+// rank of `communicator` (the source holds this rank's rows). Classes, counts and
+// the feature count are agreed over all ranks; every rank returns the same model.
+//
+// One-vs-rest problems run side by side in one process with a resident source on
+// the CPU: with T threads and P problems, min(P, T) problems at a time, each with
+// max(1, T / min(P, T)) threads. With at least as many problems as threads every
+// problem runs on one thread, so its result does not depend on T (and is
+// bit-for-bit reproducible for a seed). Otherwise (several ranks, a streamed
+// source, the GPU) they run one after another, each with every thread. on_epoch
+// may then be called from several threads at once; the calling thread is always
+// one of them. When one problem fails, the others stop within an epoch and the
+// failure is rethrown.
 TrainResult train(ChunkSource& source, Communicator& communicator, const TrainParameters& parameters);
+
+// In memory: train(InMemorySource(data), LocalCommunicator, parameters).
+TrainResult train(const Dataset& data, const TrainParameters& parameters);
 
 }  // namespace snapml

@@ -2,7 +2,12 @@
 // warm start, distributed classes; Model: predictions and its own file format.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <thread>
 #include <fstream>
 #include <random>
 
@@ -93,6 +98,56 @@ TEST(Train, OneVersusRestIsAccurateAndIndependentOfTheThreadCount) {
     for (int k = 0; k < 3; ++k) sum += proba[static_cast<std::size_t>(i * 3 + k)];
     EXPECT_NEAR(sum, 1.0, 1e-12);
   }
+}
+
+TEST(Train, AnyResidentSourceRunsOneVersusRestSideBySide) {
+  // Two workers for three problems: one is the calling thread (where Python checks
+  // for Ctrl-C), the other a thread of its own; the model is that of one thread.
+  const Dataset data = three_classes();
+  TrainParameters p = quick();
+  const TrainResult sequential = train(data, p);
+  p.threads = 2;
+  std::mutex mutex;
+  std::set<std::thread::id> callers;
+  p.on_epoch = [&](int, const EpochRecord&) {
+    std::lock_guard<std::mutex> lock(mutex);
+    callers.insert(std::this_thread::get_id());
+  };
+  InMemorySource source(data);
+  LocalCommunicator local;
+  const TrainResult parallel = train(source, local, p);
+  EXPECT_EQ(parallel.model.coef, sequential.model.coef);
+  EXPECT_EQ(callers.size(), 2u);
+  EXPECT_EQ(callers.count(std::this_thread::get_id()), 1u);
+}
+
+TEST(Train, AFailingProblemStopsTheOthersWithinAnEpoch) {
+  const Dataset data = three_classes();
+  TrainParameters p = quick();
+  p.tol = 1e-14;  // would run to max_iter without the failure
+  p.max_iter = 100000;
+  p.threads = 2;
+  std::atomic<int> epochs_after_failure{0};
+  std::atomic<bool> failed{false};
+  p.on_epoch = [&](int problem, const EpochRecord& record) {
+    if (failed) ++epochs_after_failure;
+    if (problem == 1 && record.epoch == 3) {
+      failed = true;
+      throw std::runtime_error("stop at problem 1");
+    }
+  };
+  EXPECT_THROW(
+      {
+        try {
+          train(data, p);
+        } catch (const std::runtime_error& e) {
+          EXPECT_STREQ(e.what(), "stop at problem 1");
+          throw;
+        }
+      },
+      std::runtime_error);
+  // The other worker notices at its next epoch (plus possibly one in flight).
+  EXPECT_LE(epochs_after_failure.load(), 2);
 }
 
 TEST(Train, BalancedAndPerLabelClassWeights) {
