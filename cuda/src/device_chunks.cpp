@@ -49,10 +49,6 @@ void DeviceChunks::stream_from(ChunkSource& source, std::int32_t n_features, con
 
 std::vector<std::size_t> DeviceChunks::epoch_order(std::uint64_t key) const {
   std::vector<std::size_t> order(chunks_.size());
-  if (forward_only()) {
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    return order;
-  }
   const FeistelPermutation permutation(chunks_.size(), key);
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::size_t>(permutation(i));
   return order;
@@ -84,17 +80,19 @@ void DeviceChunks::pass(std::vector<std::size_t> order, const QueueChunk& queue)
     return;
   }
   if (forward_only()) {
-    // A forward-only source: its order, whatever was asked (epoch_order and
-    // order_before give it anyway).
-    source_->reset();
+    // A source that reads its chunks in a given order (StreamedBinarySource:
+    // reset_in_order) takes the pass's; another gives its own order, whatever was
+    // asked, and each chunk is placed by its position in that order.
+    const bool ordered = source_->reset_in_order(order);
     CsrView host;
-    std::size_t c = 0;
+    std::size_t k = 0;
     while (source_->next(host)) {
-      require(c < chunks_.size(), "the chunk source returned more chunks than on its first pass (" +
+      require(k < chunks_.size(), "the chunk source returned more chunks than on its first pass (" +
                                       std::to_string(chunks_.size()) + ")");
-      visit(c++, host, queue);
+      visit(ordered ? order[k] : k, host, queue);
+      ++k;
     }
-    require(c == chunks_.size(), "the chunk source returned " + std::to_string(c) + " chunks, not " +
+    require(k == chunks_.size(), "the chunk source returned " + std::to_string(k) + " chunks, not " +
                                      std::to_string(chunks_.size()) + " as on its first pass");
     return;
   }

@@ -11,8 +11,9 @@
 // rows of each chunk in their own permutation; chunk-ordered visiting converges
 // more slowly than one permutation of all rows (docs/out-of-core.md), and a fresh
 // chunk order each epoch keeps chunks that carry structure from always coming
-// first. A forward-only source (a file streamed from disk, ChunkSource::next) can
-// only give the chunks in source order, so streaming from one visits them so.
+// first. A file streamed from disk (StreamedBinarySource) reads its chunks in the
+// order asked (ChunkSource::reset_in_order); another forward-only source gives
+// them in its own order, and streaming from one visits them so.
 //
 // Upload savings. The ring keeps the chunks it uploaded last; a pass visits those
 // first. The pass before an epoch (initialise, the duality gap) is arranged to end
