@@ -76,6 +76,9 @@ inline void add(double& target, double increment) {
   }
 }
 
+struct PendingBias;
+inline void flush(PendingBias& pending, double& target);
+
 // What every coordinate step of one chunk needs besides the row.
 struct StepContext {
   RowTargets targets;
@@ -85,10 +88,31 @@ struct StepContext {
   double sigma;             // CoCoA+'s sigma'
 };
 
+// A thread's change to the intercept's weight not yet added to the shared vector
+// (PASSCoDe threads only). Every row moves the intercept, so with an atomic add
+// per row all threads would fight over its cache line on every step (on the
+// generated click log two threads were slower than one). Each thread adds its
+// own pending change to what it reads at once and publishes it every kFlushRows
+// rows and at the end of its slice: w = w(alpha) holds again when the epoch ends
+// (the certificate's invariant), and other threads read the intercept at most
+// kFlushRows of this thread's steps late, a bounded staleness of the kind
+// PASSCoDe's lock-free reads already have (Hsieh, Yu & Dhillon 2015).
+struct PendingBias {
+  static constexpr int kFlushRows = 64;
+  double value = 0.0;
+  int rows = 0;
+};
+
+inline void flush(PendingBias& pending, double& target) {
+  if (pending.value != 0.0) add<true>(target, pending.value);
+  pending.value = 0.0;
+  pending.rows = 0;
+}
+
 // One exact coordinate step on row `row` of chunk x: the innermost work.
 template <typename Loss, bool kAtomic>
 inline void step_row(const Loss& loss, const CsrView& x, std::int64_t row, double& alpha,
-                     double squared_norm, const StepContext& context) {
+                     double squared_norm, const StepContext& context, PendingBias& pending) {
   double* v = context.local_weights;
   const std::int32_t* columns = x.col_indices;
   const float* values = x.values;
@@ -97,7 +121,7 @@ inline void step_row(const Loss& loss, const CsrView& x, std::int64_t row, doubl
   const double y = context.targets.target(x.labels[row]);
   const double cost = context.targets.cost(y, x.weight(row));
   if (!(cost > 0.0)) return;
-  double margin = context.bias_value * load<kAtomic>(v[context.bias_index]);
+  double margin = context.bias_value * (load<kAtomic>(v[context.bias_index]) + pending.value);
   for (std::int64_t k = begin; k < end; ++k) margin += static_cast<double>(values[k]) * load<kAtomic>(v[columns[k]]);
   const double old_alpha = alpha;
   const double new_alpha = loss.step(y, old_alpha, margin, squared_norm, cost, context.sigma);
@@ -105,9 +129,14 @@ inline void step_row(const Loss& loss, const CsrView& x, std::int64_t row, doubl
   alpha = new_alpha;
   const double scale = context.sigma * (new_alpha - old_alpha) * Loss::coefficient(y);
   for (std::int64_t k = begin; k < end; ++k) add<kAtomic>(v[columns[k]], scale * static_cast<double>(values[k]));
-  // Without an intercept the slot stays 0: skipping the add keeps threads from
-  // contending for its cache line on every row.
-  if (context.bias_value != 0.0) add<kAtomic>(v[context.bias_index], scale * context.bias_value);
+  // Without an intercept the slot stays 0 and is never written.
+  if (context.bias_value == 0.0) return;
+  if constexpr (kAtomic) {
+    pending.value += scale * context.bias_value;
+    if (++pending.rows == PendingBias::kFlushRows) flush(pending, v[context.bias_index]);
+  } else {
+    v[context.bias_index] += scale * context.bias_value;
+  }
 }
 
 // The rows order[begin, end) of chunk x (a streamed source's epoch).
@@ -115,10 +144,12 @@ template <typename Loss, bool kAtomic>
 void update_rows(const Loss& loss, const CsrView& x, const std::int64_t* order, std::int64_t begin,
                  std::int64_t end, double* alpha, const double* squared_norms,
                  const StepContext& context) {
+  PendingBias pending;
   for (std::int64_t position = begin; position < end; ++position) {
     const std::int64_t row = order[position];
-    step_row<Loss, kAtomic>(loss, x, row, alpha[row], squared_norms[row], context);
+    step_row<Loss, kAtomic>(loss, x, row, alpha[row], squared_norms[row], context, pending);
   }
+  flush(pending, context.local_weights[context.bias_index]);
 }
 
 // Every chunk of a resident source at once, and where each starts among this
@@ -142,6 +173,7 @@ void update_resident_rows(const Loss& loss, const ResidentRows& rows, const std:
   // A random order defeats the hardware prefetcher, so each row's data would be a
   // cold miss; fetch the row kPrefetchAhead positions ahead while this one computes.
   constexpr std::int64_t kPrefetchAhead = 4;
+  PendingBias pending;
   for (std::int64_t position = begin; position < end; ++position) {
     if (position + kPrefetchAhead < end) {
       const std::int64_t ahead = order[position + kPrefetchAhead];
@@ -157,8 +189,9 @@ void update_resident_rows(const Loss& loss, const ResidentRows& rows, const std:
     const std::int64_t index = order[position];
     const std::size_t chunk = chunk_of(index);
     step_row<Loss, kAtomic>(loss, rows.chunks[chunk], index - rows.first[chunk], alpha[index],
-                            squared_norms[index], context);
+                            squared_norms[index], context, pending);
   }
+  flush(pending, context.local_weights[context.bias_index]);
 }
 
 class SdcaCpuSolver final : public Solver {
