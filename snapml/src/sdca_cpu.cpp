@@ -37,6 +37,7 @@
 #include <utility>
 #include <vector>
 
+#include "hot_columns.h"
 #include "omp_threads.h"
 #include "random.h"
 #include "snapml/cocoa.h"
@@ -76,9 +77,6 @@ inline void add(double& target, double increment) {
   }
 }
 
-struct PendingBias;
-inline void flush(PendingBias& pending, double& target);
-
 // What every coordinate step of one chunk needs besides the row.
 struct StepContext {
   RowTargets targets;
@@ -86,33 +84,25 @@ struct StepContext {
   std::int32_t bias_index;  // n_features: the intercept's weight
   double bias_value;        // intercept_scaling, 0 without intercept
   double sigma;             // CoCoA+'s sigma'
+  // PASSCoDe threads: the columns whose changes each thread keeps pending
+  // (hot_columns.h); null with one thread.
+  const detail::HotColumns* hot;
 };
 
-// A thread's change to the intercept's weight not yet added to the shared vector
-// (PASSCoDe threads only). Every row moves the intercept, so with an atomic add
-// per row all threads would fight over its cache line on every step (on the
-// generated click log two threads were slower than one). Each thread adds its
-// own pending change to what it reads at once and publishes it every kFlushRows
-// rows and at the end of its slice: w = w(alpha) holds again when the epoch ends
-// (the certificate's invariant), and other threads read the intercept at most
-// kFlushRows of this thread's steps late, a bounded staleness of the kind
-// PASSCoDe's lock-free reads already have (Hsieh, Yu & Dhillon 2015).
-struct PendingBias {
-  static constexpr int kFlushRows = 64;
-  double value = 0.0;
-  int rows = 0;
-};
-
-inline void flush(PendingBias& pending, double& target) {
-  if (pending.value != 0.0) add<true>(target, pending.value);
-  pending.value = 0.0;
+// Publishes a thread's pending changes to the hot columns (hot_columns.h).
+inline void flush(detail::PendingUpdates& pending, double* v) {
+  for (std::size_t s = 0; s < pending.values.size(); ++s) {
+    if (pending.values[s] == 0.0) continue;
+    add<true>(v[pending.hot->column(s)], pending.values[s]);
+    pending.values[s] = 0.0;
+  }
   pending.rows = 0;
 }
 
 // One exact coordinate step on row `row` of chunk x: the innermost work.
 template <typename Loss, bool kAtomic>
 inline void step_row(const Loss& loss, const CsrView& x, std::int64_t row, double& alpha,
-                     double squared_norm, const StepContext& context, PendingBias& pending) {
+                     double squared_norm, const StepContext& context, detail::PendingUpdates& pending) {
   double* v = context.local_weights;
   const std::int32_t* columns = x.col_indices;
   const float* values = x.values;
@@ -121,21 +111,42 @@ inline void step_row(const Loss& loss, const CsrView& x, std::int64_t row, doubl
   const double y = context.targets.target(x.labels[row]);
   const double cost = context.targets.cost(y, x.weight(row));
   if (!(cost > 0.0)) return;
-  double margin = context.bias_value * (load<kAtomic>(v[context.bias_index]) + pending.value);
-  for (std::int64_t k = begin; k < end; ++k) margin += static_cast<double>(values[k]) * load<kAtomic>(v[columns[k]]);
+  // With threads, a hot column's weight is the shared value plus this thread's
+  // pending change to it.
+  auto weight = [&](std::int32_t j) {
+    double value = load<kAtomic>(v[j]);
+    if constexpr (kAtomic) {
+      if (pending.hot != nullptr) {
+        const std::int32_t slot = pending.hot->slot(j);
+        if (slot >= 0) value += pending.values[static_cast<std::size_t>(slot)];
+      }
+    }
+    return value;
+  };
+  auto move = [&](std::int32_t j, double change) {
+    if constexpr (kAtomic) {
+      if (pending.hot != nullptr) {
+        const std::int32_t slot = pending.hot->slot(j);
+        if (slot >= 0) {
+          pending.values[static_cast<std::size_t>(slot)] += change;
+          return;
+        }
+      }
+    }
+    add<kAtomic>(v[j], change);
+  };
+  double margin = context.bias_value == 0.0 ? 0.0 : context.bias_value * weight(context.bias_index);
+  for (std::int64_t k = begin; k < end; ++k) margin += static_cast<double>(values[k]) * weight(columns[k]);
   const double old_alpha = alpha;
   const double new_alpha = loss.step(y, old_alpha, margin, squared_norm, cost, context.sigma);
   if (new_alpha == old_alpha) return;
   alpha = new_alpha;
   const double scale = context.sigma * (new_alpha - old_alpha) * Loss::coefficient(y);
-  for (std::int64_t k = begin; k < end; ++k) add<kAtomic>(v[columns[k]], scale * static_cast<double>(values[k]));
+  for (std::int64_t k = begin; k < end; ++k) move(columns[k], scale * static_cast<double>(values[k]));
   // Without an intercept the slot stays 0 and is never written.
-  if (context.bias_value == 0.0) return;
+  if (context.bias_value != 0.0) move(context.bias_index, scale * context.bias_value);
   if constexpr (kAtomic) {
-    pending.value += scale * context.bias_value;
-    if (++pending.rows == PendingBias::kFlushRows) flush(pending, v[context.bias_index]);
-  } else {
-    v[context.bias_index] += scale * context.bias_value;
+    if (pending.hot != nullptr && ++pending.rows == detail::PendingUpdates::kFlushRows) flush(pending, v);
   }
 }
 
@@ -144,12 +155,12 @@ template <typename Loss, bool kAtomic>
 void update_rows(const Loss& loss, const CsrView& x, const std::int64_t* order, std::int64_t begin,
                  std::int64_t end, double* alpha, const double* squared_norms,
                  const StepContext& context) {
-  PendingBias pending;
+  detail::PendingUpdates pending(kAtomic ? context.hot : nullptr);
   for (std::int64_t position = begin; position < end; ++position) {
     const std::int64_t row = order[position];
     step_row<Loss, kAtomic>(loss, x, row, alpha[row], squared_norms[row], context, pending);
   }
-  flush(pending, context.local_weights[context.bias_index]);
+  flush(pending, context.local_weights);
 }
 
 // Every chunk of a resident source at once, and where each starts among this
@@ -173,7 +184,7 @@ void update_resident_rows(const Loss& loss, const ResidentRows& rows, const std:
   // A random order defeats the hardware prefetcher, so each row's data would be a
   // cold miss; fetch the row kPrefetchAhead positions ahead while this one computes.
   constexpr std::int64_t kPrefetchAhead = 4;
-  PendingBias pending;
+  detail::PendingUpdates pending(kAtomic ? context.hot : nullptr);
   for (std::int64_t position = begin; position < end; ++position) {
     if (position + kPrefetchAhead < end) {
       const std::int64_t ahead = order[position + kPrefetchAhead];
@@ -191,7 +202,7 @@ void update_resident_rows(const Loss& loss, const ResidentRows& rows, const std:
     step_row<Loss, kAtomic>(loss, rows.chunks[chunk], index - rows.first[chunk], alpha[index],
                             squared_norms[index], context, pending);
   }
-  flush(pending, context.local_weights[context.bias_index]);
+  flush(pending, context.local_weights);
 }
 
 class SdcaCpuSolver final : public Solver {
@@ -221,6 +232,7 @@ class SdcaCpuSolver final : public Solver {
   std::vector<std::int64_t> chunk_first_;  // n_chunks + 1 row offsets, first pass's (file) order
   std::vector<std::int64_t> chunk_order_;  // a streamed epoch's chunk order
   ResidentRows resident_;  // empty unless the source is resident
+  detail::HotColumns hot_;  // with several threads only
   SplitMix64 random_{0};
 };
 
@@ -246,17 +258,23 @@ void SdcaCpuSolver::prepare(ChunkSource& source, Communicator& communicator) {
     }
   }
   chunk_first_.assign(1, 0);
+  // With threads, how many rows have each column: the hot ones (hot_columns.h).
+  std::vector<std::int64_t> column_counts(threads_ > 1 ? static_cast<std::size_t>(n_features_) + 1 : 0, 0);
   CsrView x;
   source.reset();
   while (source.next(x)) {
     const std::size_t base = squared_norms_.size();
     chunk_first_.push_back(chunk_first_.back() + x.n_rows);
+    if (!column_counts.empty()) detail::count_columns(x, column_counts);
     squared_norms_.resize(base + static_cast<std::size_t>(x.n_rows));
     double* norms = squared_norms_.data() + base;
 SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
     for (std::int64_t row = 0; row < x.n_rows; ++row) norms[row] = row_squared_norm(x, row) + bias_square;
   }
   n_rows_ = static_cast<std::int64_t>(squared_norms_.size());
+  hot_ = column_counts.empty()
+             ? detail::HotColumns()
+             : detail::HotColumns(column_counts, n_rows_, parameters_.intercept_scaling != 0.0);
   require(resident_.chunks.empty() || resident_.first.back() == n_rows_,
           "the chunk source's chunk(i) views hold " + std::to_string(resident_.first.empty() ? 0 : resident_.first.back()) +
               " rows but next() returned " + std::to_string(n_rows_));
@@ -309,7 +327,8 @@ void SdcaCpuSolver::initialise(ChunkSource& source, Communicator& communicator, 
 
 template <typename Loss>
 void SdcaCpuSolver::epoch(const Loss& loss, ChunkSource& source, double* local_weights, double sigma) {
-  const StepContext context{targets_, local_weights, n_features_, parameters_.intercept_scaling, sigma};
+  const StepContext context{targets_, local_weights, n_features_, parameters_.intercept_scaling, sigma,
+                            hot_.empty() ? nullptr : &hot_};
   if (!resident_.chunks.empty()) {
     random_permutation(order_, n_rows_, random_);
     const int team = static_cast<int>(std::min<std::int64_t>(threads_, std::max<std::int64_t>(n_rows_, 1)));

@@ -200,6 +200,21 @@ TEST(SdcaCpu, TwoThreadsConvergeToTheSameOptimum) {
     const double p1 = one.result.history.back().primal, p2 = two.result.history.back().primal;
     EXPECT_NEAR(p1, p2, 2e-6 * p1) << loss_name(loss);
     EXPECT_LE(two.result.history.back().gap, p.tol * p2);
+    // Every column of this problem is hot (hot_columns.h): the threads' pending
+    // changes all reached w, so w = w(alpha) holds, the certificate's invariant.
+    std::vector<double> w(two.state.weights.size(), 0.0);
+    std::int64_t i = 0;
+    for (std::size_t c = 0; c < data.n_chunks(); ++c) {
+      const CsrView x = data.view(c);
+      for (std::int64_t r = 0; r < x.n_rows; ++r, ++i) {
+        const double scale = two.state.alpha[static_cast<std::size_t>(i)] * x.labels[r];
+        for (std::int64_t k = x.row_begin(r); k < x.row_end(r); ++k)
+          w[static_cast<std::size_t>(x.col_indices[k])] += scale * x.values[k];
+        w.back() += scale * p.intercept_scaling;
+      }
+    }
+    for (std::size_t j = 0; j < w.size(); ++j)
+      EXPECT_NEAR(two.state.weights[j], w[j], 1e-9 * (1.0 + std::fabs(w[j]))) << loss_name(loss) << " j=" << j;
   }
 }
 

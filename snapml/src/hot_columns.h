@@ -1,0 +1,65 @@
+// Columns that most rows touch, and a PASSCoDe thread's pending changes to their
+// weights (snapml/src/sdca_cpu.cpp).
+//
+// With T threads updating the shared w by atomic adds (PASSCoDe-Atomic, Hsieh, Yu
+// & Dhillon, ICML 2015), a column present in most rows (the intercept; dense
+// numeric fields; the most frequent categorical values) is written by every
+// thread on nearly every step, and its cache line moves between the cores each
+// time: on the generated click log, two threads were slower than one. Each thread
+// instead keeps its change to the hot columns' weights pending, adds it to what it
+// reads at once, and publishes it with one atomic add per column every kFlushRows
+// rows and at the end of its share of the epoch. w = w(alpha) therefore holds
+// again when the epoch ends (the invariant the duality-gap certificate needs),
+// and another thread reads a hot weight at most kFlushRows of this thread's steps
+// late: a bounded staleness of the kind PASSCoDe's lock-free reads already have.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "snapml/csr_view.h"
+
+namespace snapml::detail {
+
+class HotColumns {
+ public:
+  // A column is hot when at least this share of the rows has it.
+  static constexpr double kMinShare = 0.05;
+  // At most this many hot columns (the most frequent): a thread's flush costs one
+  // atomic add per hot column with a pending change.
+  static constexpr std::size_t kMaxColumns = 1024;
+
+  HotColumns() = default;
+  // From per-column row counts over n_rows rows; the intercept (column
+  // `n_features`, in every row) is always hot when `with_intercept`.
+  HotColumns(const std::vector<std::int64_t>& counts, std::int64_t n_rows, bool with_intercept);
+
+  bool empty() const { return columns_.empty(); }
+  std::size_t size() const { return columns_.size(); }
+  std::int32_t column(std::size_t slot) const { return columns_[slot]; }
+  // The slot of column j, or -1: one bit test for the cold majority.
+  std::int32_t slot(std::int32_t j) const {
+    const auto u = static_cast<std::uint32_t>(j);
+    if (((bits_[u >> 6] >> (u & 63)) & 1u) == 0) return -1;
+    return slots_[u];
+  }
+
+ private:
+  std::vector<std::int32_t> columns_;  // slot -> column
+  std::vector<std::uint64_t> bits_;    // one bit per column (and the intercept)
+  std::vector<std::int32_t> slots_;    // column -> slot, read for hot columns only
+};
+
+// Adds every column's count of rows in x to counts (size n_features + 1).
+void count_columns(const CsrView& x, std::vector<std::int64_t>& counts);
+
+// One thread's changes to the hot columns' weights not yet in the shared vector.
+struct PendingUpdates {
+  static constexpr int kFlushRows = 64;
+  explicit PendingUpdates(const HotColumns* hot) : hot(hot), values(hot ? hot->size() : 0, 0.0) {}
+  const HotColumns* hot;
+  std::vector<double> values;  // by slot
+  int rows = 0;
+};
+
+}  // namespace snapml::detail
