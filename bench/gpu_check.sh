@@ -176,6 +176,7 @@ ctest_rc=$?
 # ---- benchmarks -------------------------------------------------------------------
 echo -e "\n## Benchmarks" >> "$REPORT"
 for args in "${BENCH_RUNS[@]}"; do
+  [[ -x "$BUILD/bench/gpu_spmv_bench" ]] || break  # not among SNAPML_GPU_TARGETS
   log "gpu_spmv_bench $args"
   # shellcheck disable=SC2086
   "$BUILD/bench/gpu_spmv_bench" $args > "$OUT_DIR/bench.tmp" 2>&1
