@@ -143,9 +143,10 @@ void check_writable(const Dataset& data) {
             which + "its row offsets, column indices and values disagree on the number of non-zeros");
     require(std::is_sorted(c.row_offsets.begin(), c.row_offsets.end()), which + "its row offsets decrease");
     for (std::int32_t column : c.col_indices)
-      require(column >= 0 && column < data.n_features(),
-              which + "column index " + std::to_string(column) + " is outside [0, " +
-                  std::to_string(data.n_features()) + ")");
+      require(column >= 0 && column < data.n_features(), [&] {
+        return which + "column index " + std::to_string(column) + " is outside [0, " +
+               std::to_string(data.n_features()) + ")";
+      });
   }
 }
 

@@ -248,7 +248,7 @@ bool StreamedBinarySource::reset_in_order(const std::vector<std::size_t>& order)
                                  std::to_string(n) + " chunks of " + layout_.path);
   std::vector<bool> seen(n, false);
   for (const std::size_t c : order) {
-    require(c < n && !seen[c], "reset_in_order: the order is not a permutation of the chunks of " + layout_.path);
+    require(c < n && !seen[c], [&] { return "reset_in_order: the order is not a permutation of the chunks of " + layout_.path; });
     seen[c] = true;
   }
   if (order == order_ || (order_.empty() && std::is_sorted(order.begin(), order.end()))) {

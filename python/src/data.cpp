@@ -52,18 +52,20 @@ CsrData::CsrData(const py::object& indptr, const py::object& indices, const py::
   const std::int64_t n_rows = indptr_.size() - 1;
   const std::int64_t* offsets = indptr_.data();
   require(offsets[0] == 0, "indptr must start at 0, got " + std::to_string(offsets[0]));
+  // Messages built only on failure (the lazy require): one formatted per row and
+  // per non-zero cost most of a small fit.
   for (std::int64_t row = 0; row < n_rows; ++row)
     require(offsets[row] <= offsets[row + 1],
-            "indptr must not decrease; it does at row " + std::to_string(row));
+            [&] { return "indptr must not decrease; it does at row " + std::to_string(row); });
   const std::int64_t nnz = offsets[n_rows];
   require(indices_.size() == nnz && data_.size() == nnz,
           "indices and data must have indptr[-1] = " + std::to_string(nnz) + " entries, got " +
               std::to_string(indices_.size()) + " and " + std::to_string(data_.size()));
   const std::int32_t* columns = indices_.data();
   for (std::int64_t k = 0; k < nnz; ++k)
-    require(columns[k] >= 0 && columns[k] < n_features,
-            "column index " + std::to_string(columns[k]) + " lies outside [0, " +
-                std::to_string(n_features) + ")");
+    require(columns[k] >= 0 && columns[k] < n_features, [&] {
+      return "column index " + std::to_string(columns[k]) + " lies outside [0, " + std::to_string(n_features) + ")";
+    });
 
   view_.n_rows = n_rows;
   view_.n_features = static_cast<std::int32_t>(n_features);

@@ -43,9 +43,10 @@ double log_loss(const double* truth, const double* probabilities, std::size_t n,
   double total = 0.0;
   for (std::size_t i = 0; i < n; ++i) {
     const double* found = std::lower_bound(classes, classes_end, truth[i]);
-    require(found != classes_end && *found == truth[i],
-            "log_loss: label " + number(truth[i]) + " of row " + std::to_string(i) +
-                " is not one of the model's classes");
+    require(found != classes_end && *found == truth[i], [&] {
+      return "log_loss: label " + number(truth[i]) + " of row " + std::to_string(i) +
+             " is not one of the model's classes";
+    });
     const double p = probabilities[i * n_classes + static_cast<std::size_t>(found - classes)];
     total -= std::log(std::clamp(p, clip, 1.0 - clip));
   }
@@ -56,7 +57,7 @@ double roc_auc(const double* truth, const double* scores, std::size_t n, double 
   require_rows(n, "roc_auc");
   std::vector<std::size_t> order(n);
   for (std::size_t i = 0; i < n; ++i) {
-    require(std::isfinite(scores[i]), "roc_auc: the score of row " + std::to_string(i) + " is not finite");
+    require(std::isfinite(scores[i]), [&] { return "roc_auc: the score of row " + std::to_string(i) + " is not finite"; });
     order[i] = i;
   }
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return scores[a] < scores[b]; });

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace snapml {
 
@@ -52,6 +53,14 @@ class Unsupported : public Error {
 // Throws InvalidArgument with `message` unless `condition` holds.
 inline void require(bool condition, const std::string& message) {
   if (!condition) throw InvalidArgument(message);
+}
+
+// The same with the message built only on failure, for checks inside loops over
+// rows or non-zeros: require(ok, [&] { return "row " + std::to_string(i) + ...; }).
+// Formatting a message per element costs about 100 ns each, more than the check.
+template <typename Message, typename = decltype(std::string(std::declval<Message>()()))>
+inline void require(bool condition, Message&& message) {
+  if (!condition) throw InvalidArgument(message());
 }
 
 // "strerror(errno)" of the current errno, for IoError messages.
