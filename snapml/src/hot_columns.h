@@ -8,10 +8,10 @@
 // time: on the generated click log, two threads were slower than one. Each thread
 // instead keeps its change to the hot columns' weights pending, adds it to what it
 // reads at once, and publishes it with one atomic add per column every kFlushRows
-// rows and at the end of its share of the epoch. w = w(alpha) therefore holds
+// rows whose step changed w, and at the end of its share of the epoch. w = w(alpha) therefore holds
 // again when the epoch ends (the invariant the duality-gap certificate needs),
-// and another thread reads a hot weight at most kFlushRows of this thread's steps
-// late: a bounded staleness of the kind PASSCoDe's lock-free reads already have.
+// and another thread reads a hot weight at most kFlushRows of this thread's
+// changing steps late: a bounded staleness of the kind PASSCoDe's lock-free reads already have.
 #pragma once
 
 #include <cstdint>
