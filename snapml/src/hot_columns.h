@@ -27,12 +27,12 @@ class HotColumns {
   static constexpr double kMinShare = 0.05;
   // At most this many hot columns (the most frequent): a thread's flush costs one
   // atomic add per hot column with a pending change.
-  static constexpr std::size_t kMaxColumns = 1024;
+  static constexpr std::size_t kMaxColumns = 1024;  // fits the 16-bit slots
 
   HotColumns() = default;
   // From per-column row counts over n_rows rows; the intercept (column
   // `n_features`, in every row) is always hot when `with_intercept`.
-  HotColumns(const std::vector<std::int64_t>& counts, std::int64_t n_rows, bool with_intercept);
+  HotColumns(const std::vector<std::uint32_t>& counts, std::int64_t n_rows, bool with_intercept);
 
   bool empty() const { return columns_.empty(); }
   std::size_t size() const { return columns_.size(); }
@@ -41,17 +41,20 @@ class HotColumns {
   std::int32_t slot(std::int32_t j) const {
     const auto u = static_cast<std::uint32_t>(j);
     if (((bits_[u >> 6] >> (u & 63)) & 1u) == 0) return -1;
-    return slots_[u];
+    return static_cast<std::int32_t>(slots_[u]);
   }
 
  private:
   std::vector<std::int32_t> columns_;  // slot -> column
-  std::vector<std::uint64_t> bits_;    // one bit per column (and the intercept)
-  std::vector<std::int32_t> slots_;    // column -> slot, read for hot columns only
+  // Per column (and the intercept): one bit, and 2 bytes for the slot, read for
+  // hot columns only; next to w's 8 bytes a column.
+  std::vector<std::uint64_t> bits_;
+  std::vector<std::uint16_t> slots_;
 };
 
-// Adds every column's count of rows in x to counts (size n_features + 1).
-void count_columns(const CsrView& x, std::vector<std::int64_t>& counts);
+// Adds every column's count of rows in x to counts (size n_features + 1),
+// saturating at 2^32 - 1 (4 bytes a column while the solver prepares).
+void count_columns(const CsrView& x, std::vector<std::uint32_t>& counts);
 
 // One thread's changes to the hot columns' weights not yet in the shared vector.
 struct PendingUpdates {

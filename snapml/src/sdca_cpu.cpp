@@ -259,7 +259,7 @@ void SdcaCpuSolver::prepare(ChunkSource& source, Communicator& communicator) {
   }
   chunk_first_.assign(1, 0);
   // With threads, how many rows have each column: the hot ones (hot_columns.h).
-  std::vector<std::int64_t> column_counts(threads_ > 1 ? static_cast<std::size_t>(n_features_) + 1 : 0, 0);
+  std::vector<std::uint32_t> column_counts(threads_ > 1 ? static_cast<std::size_t>(n_features_) + 1 : 0, 0);
   CsrView x;
   source.reset();
   while (source.next(x)) {

@@ -12,7 +12,7 @@ using snapml::detail::HotColumns;
 
 TEST(HotColumns, PicksColumnsInAtLeastTheMinimumShareOfRowsAndTheIntercept) {
   // 1,000 rows; columns 0..4 then the intercept's slot.
-  const std::vector<std::int64_t> counts = {900, 49, 50, 0, 700, 0};
+  const std::vector<std::uint32_t> counts = {900, 49, 50, 0, 700, 0};
   const HotColumns hot(counts, 1000, /*with_intercept=*/true);
   ASSERT_EQ(hot.size(), 4u);  // 0, 4, 2 by frequency, then the intercept (5)
   EXPECT_EQ(hot.column(0), 0);
@@ -27,8 +27,8 @@ TEST(HotColumns, PicksColumnsInAtLeastTheMinimumShareOfRowsAndTheIntercept) {
 
 TEST(HotColumns, KeepsTheMostFrequentUpToTheCap) {
   const std::size_t n = HotColumns::kMaxColumns + 100;
-  std::vector<std::int64_t> counts(n + 1, 0);
-  for (std::size_t j = 0; j < n; ++j) counts[j] = 100 + static_cast<std::int64_t>(j);  // later ones more frequent
+  std::vector<std::uint32_t> counts(n + 1, 0);
+  for (std::size_t j = 0; j < n; ++j) counts[j] = 100 + static_cast<std::uint32_t>(j);  // later ones more frequent
   const HotColumns hot(counts, 1000, true);
   ASSERT_EQ(hot.size(), HotColumns::kMaxColumns);
   EXPECT_EQ(hot.column(0), static_cast<std::int32_t>(n - 1));
@@ -53,9 +53,9 @@ TEST(HotColumns, CountsEveryRowsColumns) {
   std::vector<snapml::CsrChunk> chunks;
   chunks.push_back(std::move(chunk));
   const snapml::Dataset data(std::move(chunks), 3);
-  std::vector<std::int64_t> counts(4, 0);
+  std::vector<std::uint32_t> counts(4, 0);
   snapml::detail::count_columns(data.view(0), counts);
-  EXPECT_EQ(counts, (std::vector<std::int64_t>{1, 0, 2, 0}));
+  EXPECT_EQ(counts, (std::vector<std::uint32_t>{1, 0, 2, 0}));
 }
 
 }  // namespace
