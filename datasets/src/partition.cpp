@@ -163,15 +163,18 @@ Dataset read_svmlight_partition(const std::string& path, Communicator& communica
   return parse_svmlight_partition(input.data(), input.size(), path, communicator, options, input.compressed());
 }
 
-ChunkRange chunk_share(const MappedBinaryFile& file, int rank, int ranks) {
-  const RowRange rows = row_share(file.n_rows(), rank, ranks);
-  // Chunk c belongs to the rank whose row share holds its first row; the chunks'
-  // first rows ascend, so each rank's chunks are one contiguous run.
+namespace {
+
+// Chunk c belongs to the rank whose row share holds its first row; the chunks'
+// first rows ascend, so each rank's chunks are one contiguous run.
+template <typename FirstRow>
+ChunkRange share_of(std::size_t n_chunks, std::int64_t n_rows, int rank, int ranks, FirstRow first_row) {
+  const RowRange rows = row_share(n_rows, rank, ranks);
   auto first_at_or_after = [&](std::int64_t row) {
-    std::size_t low = 0, high = file.n_chunks();
+    std::size_t low = 0, high = n_chunks;
     while (low < high) {
       const std::size_t middle = low + (high - low) / 2;
-      if (file.chunk_entry(middle).first_row < row)
+      if (first_row(middle) < row)
         low = middle + 1;
       else
         high = middle;
@@ -179,8 +182,36 @@ ChunkRange chunk_share(const MappedBinaryFile& file, int rank, int ranks) {
     return low;
   };
   const std::size_t first = rank == 0 ? 0 : first_at_or_after(rows.begin);
-  const std::size_t last = rank + 1 == ranks ? file.n_chunks() : first_at_or_after(rows.end);
+  const std::size_t last = rank + 1 == ranks ? n_chunks : first_at_or_after(rows.end);
   return {first, std::max(first, last)};
+}
+
+}  // namespace
+
+ChunkRange chunk_share(const MappedBinaryFile& file, int rank, int ranks) {
+  return share_of(file.n_chunks(), file.n_rows(), rank, ranks,
+                  [&](std::size_t c) { return file.chunk_entry(c).first_row; });
+}
+
+ChunkRange chunk_share(const std::vector<BinaryChunkEntry>& table, std::int64_t n_rows, int rank, int ranks) {
+  return share_of(table.size(), n_rows, rank, ranks, [&](std::size_t c) { return table[c].first_row; });
+}
+
+BinaryFileLayout layout_share(const BinaryFileLayout& whole, int rank, int ranks) {
+  const ChunkRange range = chunk_share(whole.table, whole.header.n_rows, rank, ranks);
+  BinaryFileLayout share;
+  share.path = whole.path;
+  share.header = whole.header;
+  share.first_chunk = whole.first_chunk + range.first;
+  share.table.assign(whole.table.begin() + static_cast<std::ptrdiff_t>(range.first),
+                     whole.table.begin() + static_cast<std::ptrdiff_t>(range.last));
+  share.header.n_rows = 0;
+  share.header.nnz = 0;
+  for (const BinaryChunkEntry& e : share.table) {
+    share.header.n_rows += e.n_rows;
+    share.header.nnz += e.nnz;
+  }
+  return share;
 }
 
 MappedBinaryPartition::MappedBinaryPartition(MappedBinaryFile file, int rank, int ranks)

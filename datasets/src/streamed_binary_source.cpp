@@ -72,6 +72,13 @@ std::uint64_t BinaryFileLayout::largest_chunk_bytes() const {
   return largest;
 }
 
+std::uint64_t BinaryFileLayout::data_bytes() const {
+  if (first_chunk == 0 && table.size() == static_cast<std::size_t>(header.n_chunks)) return header.file_size;
+  std::uint64_t bytes = 0;
+  for (std::size_t i = 0; i < table.size(); ++i) bytes += chunk_bytes(i);
+  return bytes;
+}
+
 BinaryFileLayout read_binary_layout(const std::string& path) {
   BinaryFileLayout layout;
   layout.path = path;
@@ -149,14 +156,15 @@ void StreamedBinarySource::stop_reader() {
 void StreamedBinarySource::read_chunk(std::size_t index, unsigned char* into) const {
   const BinaryChunkEntry& e = layout_.table[index];
   const std::uint64_t size = layout_.chunk_bytes(index);
-  const std::string what = layout_.path + " (chunk " + std::to_string(index) + ")";
+  const std::size_t in_file = layout_.first_chunk + index;  // the name messages use
+  const std::string what = layout_.path + " (chunk " + std::to_string(in_file) + ")";
   const std::uint64_t got = pread_fully(fd_, into, size, e.offset, what);
   if (got != size)
     throw InputError(layout_.path, 0, 0,
-                     "chunk " + std::to_string(index) + " truncated: expected " + std::to_string(size) +
+                     "chunk " + std::to_string(in_file) + " truncated: expected " + std::to_string(size) +
                          " bytes at byte " + std::to_string(e.offset) + ", found " + std::to_string(got) +
                          " (the file was cut short after it was opened)");
-  verify_binary_chunk(layout_.path, index, e, n_features(), layout_.has_weights(), into);
+  verify_binary_chunk(layout_.path, in_file, e, n_features(), layout_.has_weights(), into);
 }
 
 void StreamedBinarySource::read_ahead() {
@@ -269,7 +277,7 @@ std::uint64_t solver_state_bytes(std::int64_t n_rows, std::int64_t n_features) {
 BinarySourcePlan plan_binary_source(const BinaryFileLayout& layout, std::uint64_t max_memory) {
   BinarySourcePlan plan;
   plan.state_bytes = solver_state_bytes(layout.header.n_rows, layout.header.n_features);
-  plan.data_bytes = layout.header.file_size;
+  plan.data_bytes = layout.data_bytes();
   if (max_memory == 0 || plan.data_bytes + plan.state_bytes <= max_memory) return plan;
   const std::uint64_t largest = std::max<std::uint64_t>(layout.largest_chunk_bytes(), 1);
   const std::uint64_t left = max_memory > plan.state_bytes ? max_memory - plan.state_bytes : 0;

@@ -20,6 +20,7 @@
 
 #include "cli_common.h"
 #include "snapml/datasets/binary_format.h"
+#include "snapml/datasets/streamed_binary_source.h"
 #include "snapml/datasets/partition.h"
 #include "snapml/error.h"
 #include "snapml/mpi/mpi_communicator.h"
@@ -67,10 +68,30 @@ int default_threads_per_rank() {
   return std::max(1, std::min(allowed, hardware / ranks_on_this_node()));
 }
 
-// This rank's rows: a mapped run of chunks of a binary file, or its share of an
+// This rank's rows: a mapped run of chunks of a binary file (streamed from disk
+// when --max-memory, a budget per rank, cannot hold them), or its share of an
 // svmlight file parsed into `held`.
 std::unique_ptr<ChunkSource> open_share(const TrainOptions& o, Communicator& communicator, Dataset& held) {
-  if (binary_input(o.training_file, o.format))
+  const bool binary = binary_input(o.training_file, o.format);
+  require(o.max_memory == 0 || binary,
+          "--max-memory streams a binary (.snap) file; " + o.training_file +
+              " is text, which every rank parses into memory: convert it first (snap-convert)");
+  if (binary && o.max_memory > 0) {
+    datasets::BinaryFileLayout share = datasets::layout_share(datasets::read_binary_layout(o.training_file),
+                                                              communicator.rank(), communicator.size());
+    const datasets::BinarySourcePlan plan = datasets::plan_binary_source(share, o.max_memory);
+    if (plan.stream) {
+      // One write, so that the ranks' lines do not interleave on a shared stderr.
+      if (!o.quiet)
+        std::cerr << ("snap-train: rank " + std::to_string(communicator.rank()) + ": its " +
+                      std::to_string(share.table.size()) + " chunks of " + o.training_file + " (" +
+                      std::to_string(share.data_bytes()) + " bytes) exceed --max-memory; streaming them through " +
+                      std::to_string(plan.buffers) + " buffers of " + std::to_string(share.largest_chunk_bytes()) +
+                      " bytes\n");
+      return std::make_unique<datasets::StreamedBinarySource>(std::move(share), plan.buffers);
+    }
+  }
+  if (binary)
     return std::make_unique<datasets::MappedBinaryPartition>(datasets::MappedBinaryFile(o.training_file),
                                                              communicator.rank(), communicator.size());
   datasets::SvmlightOptions options;

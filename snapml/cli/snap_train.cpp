@@ -105,11 +105,7 @@ int snap_train(int argc, char** argv) {
   const MemoryReport memory_report{o.report_memory};
 #if defined(SNAPML_WITH_MPI)
   // Under mpirun every process is one CoCoA+ rank (docs/distributed.md).
-  if (launched_as_mpi_rank()) {
-    if (o.max_memory > 0)
-      throw Unsupported("--max-memory: out-of-core training under mpirun is not available yet; drop the option");
-    return train_as_mpi_rank(o, &argc, &argv);
-  }
+  if (launched_as_mpi_rank()) return train_as_mpi_rank(o, &argc, &argv);
 #endif
   const std::unique_ptr<datasets::StreamedBinarySource> streamed = streamed_training_source(o);
   const Dataset data = streamed ? Dataset() : read_dataset(o.training_file, o.format, o.parameters.threads);

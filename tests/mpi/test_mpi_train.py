@@ -7,6 +7,7 @@ Usage: test_mpi_train.py --mpirun CMD --train PATH --convert PATH --probe PATH
 One ctest test per CASE (tests/mpi/CMakeLists.txt):
   a9a K          K ranks on a9a against the single-process optimum and test accuracy
   a9a_binary K   the same from a .snap file cut into many chunks
+  a9a_streamed K the .snap file streamed by every rank under --max-memory (its share only)
   news20 K       K ranks on news20.multiclass (20 one-vs-rest problems), problem by problem
   uneven         more ranks than lines / chunks: ranks with few and with zero rows
   bad_line       a malformed line in the last rank's share only
@@ -115,6 +116,16 @@ def case_a9a_binary(tmp):
     # 33 chunks of up to 1000 rows: every rank holds whole chunks, about n / K rows.
     counts = [int(c) for c in result.stdout.split("rows per rank ")[1].split(";")[0].split()]
     check(sum(counts) == 32561 and all(c % 1000 == 0 or c == max(counts) for c in counts[:-1]), str(counts))
+
+
+def case_a9a_streamed(tmp):
+    snap = f"{tmp}/a9a.snap"
+    ok(run([A.convert, "--chunk-rows", 1000, dataset("a9a"), snap]))
+    # 1 MB per rank: about a third of a rank's share of the 4 MB file.
+    result = compare_with_single(int(A.ranks), snap, dataset("a9a.t"), tmp, extra=("--max-memory", "1MB"))
+    for rank in range(int(A.ranks)):
+        check(f"snap-train: rank {rank}: its " in result.stderr and "streaming them through" in result.stderr,
+              f"rank {rank} should say it streams its share:\n{result.stderr}")
 
 
 def per_problem_last(rows):

@@ -15,6 +15,7 @@
 
 #include "snapml/communicator.h"
 #include "snapml/datasets/binary_format.h"
+#include "snapml/datasets/partition.h"
 #include "snapml/datasets/streamed_binary_source.h"
 #include "snapml/datasets/synthetic.h"
 #include "snapml/error.h"
@@ -217,6 +218,59 @@ TEST(StreamedBinarySource, BitFlipMidStreamFailsNamingFileAndChunk) {
   for (int i = 0; i < 9; ++i) ASSERT_TRUE(streamed.next(x)) << i;
   EXPECT_THROW(streamed.next(x), InputError);
   EXPECT_THROW(streamed.next(x), InputError);  // stays failed until reset()
+}
+
+TEST(StreamedBinarySource, StreamsARanksShareOfTheChunks) {
+  const std::string path = write_file("streamed_share.snap", 4000, 300);  // 14 chunks
+  const MappedBinaryFile mapped(path);
+  const BinaryFileLayout whole = read_binary_layout(path);
+  for (int ranks = 1; ranks <= 4; ++ranks) {
+    std::int64_t rows = 0;
+    std::size_t next_chunk = 0;
+    for (int rank = 0; rank < ranks; ++rank) {
+      SCOPED_TRACE("rank " + std::to_string(rank) + " of " + std::to_string(ranks));
+      const BinaryFileLayout share = layout_share(whole, rank, ranks);
+      const ChunkRange range = chunk_share(mapped, rank, ranks);
+      EXPECT_EQ(share.first_chunk, range.first);
+      EXPECT_EQ(share.first_chunk, next_chunk);  // the shares tile the file in order
+      ASSERT_EQ(share.table.size(), range.last - range.first);
+      next_chunk = range.last;
+      StreamedBinarySource streamed(share, 2);
+      EXPECT_EQ(streamed.n_chunks(), share.table.size());
+      CsrView x;
+      std::int64_t share_rows = 0, share_nnz = 0;
+      for (std::size_t i = 0; i < share.table.size(); ++i) {
+        ASSERT_TRUE(streamed.next(x));
+        expect_same_view(x, mapped.chunk(range.first + i));
+        share_rows += x.n_rows;
+        share_nnz += x.nnz();
+      }
+      EXPECT_FALSE(streamed.next(x));
+      EXPECT_EQ(streamed.n_rows(), share_rows);
+      EXPECT_EQ(streamed.nnz(), share_nnz);
+      rows += share_rows;
+    }
+    EXPECT_EQ(rows, mapped.n_rows());
+    EXPECT_EQ(next_chunk, mapped.n_chunks());
+  }
+  // A damaged chunk in a share is named by its index in the whole file.
+  const BinaryFileLayout last = layout_share(whole, 1, 2);
+  const std::size_t damaged = last.first_chunk + 2;
+  std::vector<unsigned char> bytes = read_bytes(path);
+  bytes[whole.table[damaged].offset + whole.chunk_bytes(damaged) / 2] ^= 0x10;
+  write_bytes(path, bytes);
+  StreamedBinarySource streamed(last, 2);
+  CsrView x;
+  ASSERT_TRUE(streamed.next(x));
+  ASSERT_TRUE(streamed.next(x));
+  try {
+    streamed.next(x);
+    FAIL() << "the damaged chunk must fail";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("chunk " + std::to_string(damaged) + " checksum mismatch"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(StreamedBinarySource, FileCutShortAfterOpeningFailsNamingFileAndChunk) {

@@ -41,6 +41,7 @@
 #include "snapml/communicator.h"
 #include "snapml/dataset.h"
 #include "snapml/datasets/binary_format.h"
+#include "snapml/datasets/streamed_binary_source.h"
 #include "snapml/datasets/svmlight.h"
 
 namespace snapml::datasets {
@@ -87,6 +88,13 @@ struct ChunkRange {
   std::size_t last = 0;
 };
 ChunkRange chunk_share(const MappedBinaryFile& file, int rank, int ranks);
+// The same from a chunk table (every chunk's first_row) over n_rows rows.
+ChunkRange chunk_share(const std::vector<BinaryChunkEntry>& table, std::int64_t n_rows, int rank, int ranks);
+
+// This rank's chunks of a binary file's layout, for a StreamedBinarySource that
+// reads only them (snap-train --max-memory under mpirun: each rank streams its
+// share under its own budget).
+BinaryFileLayout layout_share(const BinaryFileLayout& whole, int rank, int ranks);
 
 // This rank's contiguous run of chunks of a mapped binary file, with no copy.
 // Every rank maps the whole file (the kernel reads only the pages it touches).

@@ -29,13 +29,20 @@ namespace snapml::datasets {
 
 // The validated header and chunk table of a binary file, read with pread (no map).
 // Throws what MappedBinaryFile's constructor throws for the same file.
+//
+// A rank's share under mpirun (layout_share in partition.h) keeps a contiguous run
+// of the table: `first_chunk` is the file's index of table[0] (chunks are named by
+// their index in the file), and header.n_rows and header.nnz count the share's.
 struct BinaryFileLayout {
   std::string path;
   BinaryHeader header{};
   std::vector<BinaryChunkEntry> table;
+  std::size_t first_chunk = 0;
   bool has_weights() const { return (header.flags & kBinaryFlagWeights) != 0; }
   std::uint64_t chunk_bytes(std::size_t i) const;
   std::uint64_t largest_chunk_bytes() const;
+  // The bytes the data occupies: the file, or a share's chunks.
+  std::uint64_t data_bytes() const;
 };
 BinaryFileLayout read_binary_layout(const std::string& path);
 
