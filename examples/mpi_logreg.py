@@ -6,6 +6,8 @@ rank, so every rank ends with the model of one fit on all rows. Rank 0 prints th
 accuracy on a9a.t and the length of the training history. Run without mpirun it
 fits all rows in one process. Data: a9a and a9a.t in $SNAPML_DATA_DIR, else
 ../shared/datasets next to the repository (docs/distributed.md, "Python").
+With --snap PATH every rank instead fits the same `.snap` file and reads only its
+share of the chunks (streamed from disk when it exceeds --max-memory).
 
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \\
         mpirun -n 2 --oversubscribe python examples/mpi_logreg.py
@@ -31,6 +33,8 @@ def main():
     parser.add_argument("--tol", type=float, default=1e-3)
     parser.add_argument("--max-iter", type=int, default=3000)
     parser.add_argument("--out", help="rank 0 saves coef, intercept, final primal and test predictions (.npz)")
+    parser.add_argument("--snap", help="fit this .snap file (a9a's rows) instead of a slice of the arrays")
+    parser.add_argument("--max-memory", help="host memory budget per rank for --snap (bytes or 1MB, 4GB)")
     args = parser.parse_args()
 
     rank, size = snap_ml.mpi_world()  # (0, 1) without an MPI launcher
@@ -39,8 +43,12 @@ def main():
     X, y = load_svmlight_file(str(data_dir / "a9a"), n_features=123)
     n = X.shape[0]
     rows = slice(rank * n // size, (rank + 1) * n // size)  # this rank's rows
-    model = LogisticRegression(C=args.C, tol=args.tol, max_iter=args.max_iter, random_state=0)
-    model.fit(X[rows], y[rows])
+    model = LogisticRegression(C=args.C, tol=args.tol, max_iter=args.max_iter, random_state=0,
+                               max_memory=args.max_memory)
+    if args.snap:
+        model.fit(args.snap)  # each rank reads its own share of the file's chunks
+    else:
+        model.fit(X[rows], y[rows])
 
     if rank == 0:
         X_test, y_test = load_svmlight_file(str(data_dir / "a9a.t"), n_features=123)

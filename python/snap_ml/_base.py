@@ -175,17 +175,20 @@ class SnapLinearModel(BaseEstimator):
         -------
         _core.Model
         """
-        file = open_snap(X, self.max_memory, y, sample_weight)
-        if _distributed.resolve_distributed(self.distributed, self.penalty):
-            raise ValueError(
-                "fit from a .snap path trains in this process only, but distributed resolved to "
-                "True (an MPI launcher started the script); pass distributed=False, or load each "
-                "rank's rows (snap_ml.datasets.load) and fit the arrays"
-            )
+        # Distributed: every rank passes the same path and reads only its share of
+        # the chunks, under its own max_memory (docs/distributed.md, "Python"); a
+        # rank whose share cannot be opened fails every rank.
+        distributed = _distributed.resolve_distributed(self.distributed, self.penalty)
+        if distributed:
+            with _distributed.agreed_checks():
+                file = open_snap(X, self.max_memory, y, sample_weight, *_distributed.mpi_world())
+        else:
+            file = open_snap(X, self.max_memory, y, sample_weight)
         parameters = self._core_parameters(snap_file=True)
         if self.verbose and file.streamed:
             print(streaming_message(file), flush=True)
-        model, fits = _core.train(
+        train = _distributed.train if distributed else _core.train
+        model, fits = train(
             x=file,
             class_weight=class_weight or {},
             balanced=balanced,
@@ -194,7 +197,7 @@ class SnapLinearModel(BaseEstimator):
             **parameters,
         )
         self._record_history(fits)
-        self._data_source = "streamed" if file.streamed else "mapped"
+        self._data_source = "distributed" if distributed else ("streamed" if file.streamed else "mapped")
         self.n_features_in_ = int(model.n_features)
         if hasattr(self, "feature_names_in_"):
             del self.feature_names_in_

@@ -67,7 +67,7 @@ def check_snap_path(X):
     return path
 
 
-def open_snap(X, max_memory, y=None, sample_weight=None):
+def open_snap(X, max_memory, y=None, sample_weight=None, rank=0, ranks=1):
     """``X`` opened as a ``_core.SnapFile`` under the ``max_memory`` budget.
 
     Parameters
@@ -79,6 +79,9 @@ def open_snap(X, max_memory, y=None, sample_weight=None):
     y, sample_weight : object, default=None
         What the caller passed as ``y`` and ``sample_weight``: both must be None,
         since the file holds the labels and (when written with them) the weights.
+    rank, ranks : int, default=0, 1
+        A distributed fit: this rank's share of the chunks, planned under the
+        budget alone (docs/distributed.md, "Python").
 
     Returns
     -------
@@ -99,7 +102,7 @@ def open_snap(X, max_memory, y=None, sample_weight=None):
             "sample_weight=...))"
         )
     budget = memory_size("max_memory", max_memory)
-    return _core.SnapFile(check_snap_path(X), budget)
+    return _core.SnapFile(check_snap_path(X), budget, rank, ranks)
 
 
 def streaming_message(file):

@@ -11,6 +11,7 @@
 
 #include "bindings.h"
 #include "snapml/datasets/binary_format.h"
+#include "snapml/datasets/partition.h"
 #include "snapml/error.h"
 #include "snapml/model.h"
 
@@ -18,13 +19,18 @@ namespace py = pybind11;
 
 namespace snapml::python {
 
-SnapFile::SnapFile(const std::string& path, std::uint64_t max_memory)
-    : layout_(datasets::read_binary_layout(path)),
+SnapFile::SnapFile(const std::string& path, std::uint64_t max_memory, int rank, int ranks)
+    : layout_(ranks > 1 ? datasets::layout_share(datasets::read_binary_layout(path), rank, ranks)
+                        : datasets::read_binary_layout(path)),
       plan_(datasets::plan_binary_source(layout_, max_memory)),
-      max_memory_(max_memory) {}
+      max_memory_(max_memory),
+      rank_(rank),
+      ranks_(ranks) {}
 
 std::unique_ptr<ChunkSource> SnapFile::open() const {
   if (plan_.stream) return std::make_unique<datasets::StreamedBinarySource>(layout_, plan_.buffers);
+  if (ranks_ > 1)
+    return std::make_unique<datasets::MappedBinaryPartition>(datasets::MappedBinaryFile(layout_.path), rank_, ranks_);
   datasets::BinaryOpenOptions options;
   options.access = datasets::BinaryAccess::Random;
   auto source = std::make_unique<datasets::MappedBinarySource>(layout_.path, options);
@@ -80,7 +86,8 @@ void bind_snap_file(py::module_& m) {
   py::class_<SnapFile>(m, "SnapFile",
                        "A .snap file opened for training or scoring under a host memory budget: "
                        "memory-mapped whole when it fits, else streamed (plan_binary_source)")
-      .def(py::init<const std::string&, std::uint64_t>(), py::arg("path"), py::arg("max_memory") = 0,
+      .def(py::init<const std::string&, std::uint64_t, int, int>(), py::arg("path"), py::arg("max_memory") = 0,
+           py::arg("rank") = 0, py::arg("ranks") = 1,
            py::call_guard<py::gil_scoped_release>())
       .def_property_readonly("path", [](const SnapFile& f) { return f.layout().path; })
       .def_property_readonly("n_rows", [](const SnapFile& f) { return f.layout().header.n_rows; })

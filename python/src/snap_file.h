@@ -19,8 +19,10 @@ class SnapFile {
   // Reads and checks the header and chunk table (InputError on a foreign, corrupt
   // or truncated file, IoError when it cannot be read) and plans the source for
   // `max_memory` bytes (0: no budget; InvalidArgument when even streaming does
-  // not fit).
-  SnapFile(const std::string& path, std::uint64_t max_memory);
+  // not fit). With ranks > 1 (a distributed fit under mpirun) the file is this
+  // rank's share of the chunks (datasets::layout_share, as snap-train's), and the
+  // budget and the plan are the share's.
+  SnapFile(const std::string& path, std::uint64_t max_memory, int rank = 0, int ranks = 1);
 
   const datasets::BinaryFileLayout& layout() const { return layout_; }
   const datasets::BinarySourcePlan& plan() const { return plan_; }
@@ -36,6 +38,8 @@ class SnapFile {
   datasets::BinaryFileLayout layout_;
   datasets::BinarySourcePlan plan_;
   std::uint64_t max_memory_ = 0;
+  int rank_ = 0;
+  int ranks_ = 1;
 };
 
 }  // namespace snapml::python

@@ -141,7 +141,6 @@ py::tuple train_any(const py::object& x, const std::string& loss, const std::str
   TrainResult result;
   if (py::isinstance<SnapFile>(x)) {
     const SnapFile& file = x.cast<const SnapFile&>();
-    require(!distributed, "training from a .snap file runs in one process; pass distributed=False");
     // L1 coordinate descent keeps a column-major copy of all the data, which a
     // file too large for the budget cannot have.
     require(!(file.plan().stream && parameters.penalty == Penalty::L1),
@@ -152,8 +151,15 @@ py::tuple train_any(const py::object& x, const std::string& loss, const std::str
     py::gil_scoped_release release;
     // Declared after `release`, so the source (and a streaming reader thread) is
     // closed before the GIL is taken back, also when training throws.
+    // Distributed: the SnapFile is this rank's share of the chunks (snap_file.h).
     const std::unique_ptr<ChunkSource> source = file.open();
-    if (warm_start && !warm_start_fits(*warm_start, *source, parameters.loss)) parameters.warm_start = nullptr;
+    if (warm_start) {
+      // Every rank decides alike (a rank whose share lacks a class votes no), so
+      // that all of them start from the same point.
+      std::int64_t refused = warm_start_fits(*warm_start, *source, parameters.loss) ? 0 : 1;
+      communicator.allreduce_max(&refused, 1);
+      if (refused != 0) parameters.warm_start = nullptr;
+    }
     result = train(*source, communicator, parameters);
   } else {
     const CsrData& data = x.cast<const CsrData&>();

@@ -61,6 +61,13 @@ def _skip_or_fail(message):
     pytest.skip(message)
 
 
+def _mpirun_env():
+    env = {k: v for k, v in os.environ.items() if k not in LAUNCHER_VARIABLES}
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMP_WAIT_POLICY="passive", SNAPML_DATA_DIR=str(DATA_DIR))
+    return env
+
+
 def test_mpirun_two_ranks_match_one_process(tmp_path):
     mpirun = shutil.which("mpirun")
     if mpirun is None:
@@ -69,9 +76,7 @@ def test_mpirun_two_ranks_match_one_process(tmp_path):
         _skip_or_fail("snap_ml was built without MPI (reinstall where libopenmpi-dev is installed)")
     dataset_path("a9a")
     dataset_path("a9a.t")
-    env = {k: v for k, v in os.environ.items() if k not in LAUNCHER_VARIABLES}
-    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-               OMP_WAIT_POLICY="passive", SNAPML_DATA_DIR=str(DATA_DIR))
+    env = _mpirun_env()
     example = str(REPO / "examples" / "mpi_logreg.py")
     common = ["--tol", "1e-4", "--max-iter", "5000"]
     runs = {}
@@ -89,3 +94,35 @@ def test_mpirun_two_ranks_match_one_process(tmp_path):
     assert abs(float(two["accuracy"]) - float(one["accuracy"])) <= 0.1
     assert np.mean(two["predictions"] == one["predictions"]) >= 0.995
     assert two["coef"].shape == one["coef"].shape
+
+
+def test_mpirun_ranks_fit_their_share_of_a_snap_file(tmp_path):
+    """Every rank fits the same .snap path under a budget of 600 KB: too small to
+    stream the whole file (which needs 776 KB: two 254 KB chunk buffers and 16 bytes
+    for each of its 32,561 rows), enough for a rank's half. So each rank plans and
+    streams only its share, and the model is the one-process fit's."""
+    mpirun = shutil.which("mpirun")
+    if mpirun is None:
+        _skip_or_fail("mpirun not found (apt-get install openmpi-bin libopenmpi-dev)")
+    if not _core.built_with_mpi:
+        _skip_or_fail("snap_ml was built without MPI (reinstall where libopenmpi-dev is installed)")
+    from snap_ml import datasets
+    X, y = datasets.load_svmlight_file(dataset_path("a9a"), n_features=123)
+    dataset_path("a9a.t")
+    snap = tmp_path / "a9a.snap"
+    datasets.dump(X, y, snap, chunk_rows=1000)  # 33 chunks, 4 MB
+    env = _mpirun_env()
+    example = str(REPO / "examples" / "mpi_logreg.py")
+    common = ["--tol", "1e-4", "--max-iter", "5000", "--snap", str(snap)]
+    runs = {}
+    for name, launcher, budget in (("one", [], []),
+                                   ("two", [mpirun, "--oversubscribe", "-n", "2"], ["--max-memory", "600k"])):
+        out = tmp_path / f"{name}.npz"
+        done = subprocess.run(launcher + [sys.executable, example, *common, *budget, "--out", str(out)],
+                              env=env, capture_output=True, text=True, timeout=400)
+        assert done.returncode == 0, done.stdout + done.stderr
+        runs[name] = np.load(out)
+    one, two = runs["one"], runs["two"]
+    assert int(two["ranks"]) == 2
+    assert abs(float(two["primal"]) - float(one["primal"])) <= 1e-4 * abs(float(one["primal"]))
+    assert abs(float(two["accuracy"]) - float(one["accuracy"])) <= 0.1
