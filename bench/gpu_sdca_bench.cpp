@@ -26,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "gpu_bench_setup.h"
 #include "gpu_timing.h"
 #include "sdca_gpu_kernels.h"  // the kernels' launchers: cuda/src, for timing them alone
 #include "snapml/chunk_source.h"
@@ -57,10 +58,7 @@ struct Options {
 
 Options parse(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (i + 1 >= argc) throw snapml::InvalidArgument("missing value after " + flag);
-    const std::string value = argv[++i];
+  snapml::bench::parse_flags(argc, argv, [&](const std::string& flag, const std::string& value) {
     if (flag == "--nnz") o.nnz = std::atoll(value.c_str());
     else if (flag == "--features") o.features = static_cast<std::int32_t>(std::atoll(value.c_str()));
     else if (flag == "--mean-row-nnz") o.mean_row_nnz = std::atoi(value.c_str());
@@ -68,41 +66,25 @@ Options parse(int argc, char** argv) {
     else if (flag == "--cpu-nnz") o.cpu_nnz = std::atoll(value.c_str());
     else if (flag == "--loss") o.loss = snapml::loss_from_name(value);
     else if (flag == "--device") o.device = std::atoi(value.c_str());
-    else throw snapml::InvalidArgument("unknown option " + flag);
-  }
+    else return false;
+    return true;
+  });
   snapml::require(o.nnz > 0 && o.features > 0 && o.mean_row_nnz > 0 && o.epochs > 1 && o.cpu_nnz > 0,
                   "--nnz, --features, --mean-row-nnz, --cpu-nnz must be positive and --epochs at least 2");
   return o;
 }
 
 snapml::Dataset generate(std::int64_t nnz, const Options& o) {
-  snapml::datasets::SyntheticOptions synthetic;
-  synthetic.rows = std::max<std::int64_t>(1, nnz / o.mean_row_nnz);
-  synthetic.features = o.features;
-  synthetic.nnz_per_row = o.mean_row_nnz;
-  synthetic.task = o.loss == snapml::LossKind::Squared ? snapml::datasets::SyntheticTask::Regression
-                                                       : snapml::datasets::SyntheticTask::Binary;
-  synthetic.chunk_rows = std::int64_t{1} << 22;  // a few large resident chunks
-  return snapml::datasets::make_synthetic(synthetic);
+  // A few large resident chunks.
+  return snapml::bench::generated_problem(nnz, o.features, o.mean_row_nnz, o.loss, std::int64_t{1} << 22);
 }
 
-
-snapml::SolverParameters solver_parameters(const Options& o, int epochs, int threads) {
-  snapml::SolverParameters p;
-  p.loss = o.loss;
-  p.intercept_scaling = 1.0;
-  p.tol = 1e-12;  // run every epoch
-  p.max_epochs = epochs;
-  p.threads = threads;
-  p.seed = 3;
-  return p;
-}
 
 // Milliseconds of one kernel-only epoch over the resident chunks of `data`.
 double kernel_epoch_ms(const snapml::Dataset& data, const Options& o, snapml::cuda::DeviceResources& resources) {
   namespace detail = snapml::cuda::detail;
   const cudaStream_t stream = resources.compute_stream();
-  const snapml::SolverParameters p = solver_parameters(o, 1, 1);
+  const snapml::SolverParameters p = snapml::bench::every_epoch(o.loss, 1, 1);
   const snapml::RowTargets targets = snapml::RowTargets::from(p);
   std::vector<snapml::cuda::DeviceCsr> chunks;
   std::vector<double> target, cost;
@@ -190,8 +172,8 @@ int main(int argc, char** argv) try {
 
   // ---- 2. solvers on the small set: GPU against the CPU on every core ----
   const snapml::Dataset small = generate(o.cpu_nnz, o);
-  auto cpu = snapml::make_sdca_cpu_solver(solver_parameters(o, o.epochs, cores));
-  auto gpu = snapml::cuda::make_sdca_gpu_solver(solver_parameters(o, o.epochs, cores), {o.device});
+  auto cpu = snapml::make_sdca_cpu_solver(snapml::bench::every_epoch(o.loss, o.epochs, cores));
+  auto gpu = snapml::cuda::make_sdca_gpu_solver(snapml::bench::every_epoch(o.loss, o.epochs, cores), {o.device});
   const SolverRun cpu_run = run_solver(*cpu, small);
   const SolverRun gpu_run = run_solver(*gpu, small);
   std::printf("| solver (%lld non-zeros, %d epochs, gap each epoch) | s / epoch | relative gap after | speed-up |\n",

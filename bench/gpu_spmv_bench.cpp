@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "gpu_bench_setup.h"
 #include "gpu_timing.h"
 #include "snapml/cuda/check.h"
 #include "snapml/cuda/device_csr.h"
@@ -45,17 +46,16 @@ struct Options {
 
 Options parse(int argc, char** argv) {
   Options options;
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (i + 1 >= argc) throw snapml::InvalidArgument("missing value after " + flag);
-    const long long value = std::atoll(argv[++i]);
+  snapml::bench::parse_flags(argc, argv, [&](const std::string& flag, const std::string& text) {
+    const long long value = std::atoll(text.c_str());
     if (flag == "--nnz") options.nnz = value;
     else if (flag == "--features") options.features = static_cast<std::int32_t>(value);
     else if (flag == "--mean-row-nnz") options.mean_row_nnz = static_cast<int>(value);
     else if (flag == "--repeats") options.repeats = static_cast<int>(value);
     else if (flag == "--device") options.device = static_cast<int>(value);
-    else throw snapml::InvalidArgument("unknown option " + flag);
-  }
+    else return false;
+    return true;
+  });
   snapml::require(options.nnz > 0 && options.features > 0 && options.mean_row_nnz > 0 &&
                       options.repeats > 0,
                   "--nnz, --features, --mean-row-nnz and --repeats must be positive");

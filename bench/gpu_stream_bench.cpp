@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu_bench_setup.h"
 #include "gpu_timing.h"
 #include "sdca_gpu_kernels.h"  // the kernels' launchers: cuda/src, for timing them alone
 #include "snapml/chunk_source.h"
@@ -61,10 +62,7 @@ struct Options {
 
 Options parse(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (i + 1 >= argc) throw snapml::InvalidArgument("missing value after " + flag);
-    const std::string value = argv[++i];
+  snapml::bench::parse_flags(argc, argv, [&](const std::string& flag, const std::string& value) {
     if (flag == "--nnz") o.nnz = std::atoll(value.c_str());
     else if (flag == "--features") o.features = static_cast<std::int32_t>(std::atoll(value.c_str()));
     else if (flag == "--mean-row-nnz") o.mean_row_nnz = std::atoi(value.c_str());
@@ -72,32 +70,16 @@ Options parse(int argc, char** argv) {
     else if (flag == "--epochs") o.epochs = std::atoi(value.c_str());
     else if (flag == "--loss") o.loss = snapml::loss_from_name(value);
     else if (flag == "--device") o.device = std::atoi(value.c_str());
-    else throw snapml::InvalidArgument("unknown option " + flag);
-  }
+    else return false;
+    return true;
+  });
   snapml::require(o.nnz > 0 && o.features > 0 && o.mean_row_nnz > 0 && o.chunk_rows > 0 && o.epochs > 1,
                   "--nnz, --features, --mean-row-nnz, --chunk-rows must be positive and --epochs at least 2");
   return o;
 }
 
 snapml::Dataset generate(const Options& o) {
-  snapml::datasets::SyntheticOptions synthetic;
-  synthetic.rows = std::max<std::int64_t>(1, o.nnz / o.mean_row_nnz);
-  synthetic.features = o.features;
-  synthetic.nnz_per_row = o.mean_row_nnz;
-  synthetic.task = o.loss == snapml::LossKind::Squared ? snapml::datasets::SyntheticTask::Regression
-                                                       : snapml::datasets::SyntheticTask::Binary;
-  synthetic.chunk_rows = o.chunk_rows;
-  return snapml::datasets::make_synthetic(synthetic);
-}
-
-snapml::SolverParameters solver_parameters(const Options& o) {
-  snapml::SolverParameters p;
-  p.loss = o.loss;
-  p.intercept_scaling = 1.0;
-  p.tol = 1e-12;  // run every epoch
-  p.max_epochs = o.epochs;
-  p.seed = 3;
-  return p;
+  return snapml::bench::generated_problem(o.nnz, o.features, o.mean_row_nnz, o.loss, o.chunk_rows);
 }
 
 // GB/s of bytes moved in ms milliseconds.
@@ -244,7 +226,7 @@ int main(int argc, char** argv) try {
   const double fill_ms = host_fill_ms(probe, 3, true);
 
   // ---- 2. the epoch's kernels resident, the ring alone, and both together ----
-  const snapml::SolverParameters p = solver_parameters(o);
+  const snapml::SolverParameters p = snapml::bench::every_epoch(o.loss, o.epochs);
   EpochState state(data, p, compute);
   std::vector<std::unique_ptr<cuda::DeviceCsr>> resident;
   for (std::size_t c = 0; c < data.n_chunks(); ++c) {

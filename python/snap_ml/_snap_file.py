@@ -108,7 +108,7 @@ def open_snap(X, max_memory, y=None, sample_weight=None, rank=0, ranks=1):
 def streaming_message(file):
     """The line ``verbose`` prints when the file streams (as snap-train's)."""
     return (
-        f"snap_ml: {file.path} ({file.file_size} bytes) exceeds max_memory="
+        f"snap_ml: {file.path} ({file.data_bytes} bytes) exceeds max_memory="
         f"{file.max_memory}; streaming it through {file.buffers} buffers of "
         f"{file.largest_chunk_bytes} bytes"
     )

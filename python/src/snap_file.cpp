@@ -95,6 +95,8 @@ void bind_snap_file(py::module_& m) {
       .def_property_readonly("nnz", [](const SnapFile& f) { return f.layout().header.nnz; })
       .def_property_readonly("n_chunks", [](const SnapFile& f) { return f.layout().table.size(); })
       .def_property_readonly("file_size", [](const SnapFile& f) { return f.layout().header.file_size; })
+      // The file's bytes, or under mpirun this rank's share's (what the budget plans).
+      .def_property_readonly("data_bytes", [](const SnapFile& f) { return f.layout().data_bytes(); })
       .def_property_readonly("has_weights", [](const SnapFile& f) { return f.layout().has_weights(); })
       .def_property_readonly("largest_chunk_bytes",
                              [](const SnapFile& f) { return f.layout().largest_chunk_bytes(); })
