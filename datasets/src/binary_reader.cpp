@@ -227,16 +227,26 @@ void verify_binary_chunk(const std::string& path, std::size_t index, const Binar
   // was sound; these are the invariants a solver relies on to stay in bounds.
   const CsrView v = binary_chunk_view(e, n_features, has_weights, bytes);
   if (v.row_offsets[0] != 0) fail("is malformed: row_offsets[0] is " + std::to_string(v.row_offsets[0]) + ", not 0");
-  for (std::int64_t r = 0; r < v.n_rows; ++r)
-    if (v.row_offsets[r + 1] < v.row_offsets[r])
-      fail("is malformed: row offsets decrease at row " + std::to_string(r));
+  // A streamed source checks every chunk on every pass, so the scans below are
+  // branch-free reductions (they vectorise) and only a failure looks for where.
+  bool decreasing = false;
+  for (std::int64_t r = 0; r < v.n_rows; ++r) decreasing |= v.row_offsets[r + 1] < v.row_offsets[r];
+  if (decreasing)
+    for (std::int64_t r = 0; r < v.n_rows; ++r)
+      if (v.row_offsets[r + 1] < v.row_offsets[r])
+        fail("is malformed: row offsets decrease at row " + std::to_string(r));
   if (v.row_offsets[v.n_rows] != e.nnz)
     fail("is malformed: last row offset " + std::to_string(v.row_offsets[v.n_rows]) + " is not nnz " +
          std::to_string(e.nnz));
-  for (std::int64_t k = 0; k < e.nnz; ++k)
-    if (v.col_indices[k] < 0 || v.col_indices[k] >= v.n_features)
-      fail("is malformed: column index " + std::to_string(v.col_indices[k]) + " outside [0, " +
-           std::to_string(v.n_features) + ")");
+  // One unsigned comparison catches negative indices too.
+  const auto limit = static_cast<std::uint32_t>(v.n_features);
+  std::uint32_t outside = 0;
+  for (std::int64_t k = 0; k < e.nnz; ++k) outside |= static_cast<std::uint32_t>(v.col_indices[k]) >= limit;
+  if (outside != 0)
+    for (std::int64_t k = 0; k < e.nnz; ++k)
+      if (v.col_indices[k] < 0 || v.col_indices[k] >= v.n_features)
+        fail("is malformed: column index " + std::to_string(v.col_indices[k]) + " outside [0, " +
+             std::to_string(v.n_features) + ")");
 }
 
 void MappedBinaryFile::verify_chunk(std::size_t i) const {

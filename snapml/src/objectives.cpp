@@ -95,25 +95,43 @@ ObjectiveSums sums_for(const Loss& loss, ChunkSource& source, const RowTargets& 
                        const double* weights, std::int32_t n_features, double bias_value,
                        const double* alpha, [[maybe_unused]] int threads) {
   const double bias_weight = weights[n_features];
+  constexpr std::int64_t kWeightsAhead = 4;
   ObjectiveSums total;
   std::int64_t row_offset = 0;  // alpha is indexed in visiting order, not by first_row
+  std::vector<double> block_sums;  // loss and dual sum of each block of rows
   CsrView x;
   source.reset();
   while (source.next(x)) {
-    double loss_sum = 0.0;
-    double dual_sum = 0.0;
     const double* chunk_alpha = alpha ? alpha + row_offset : nullptr;
-SNAPML_OMP(parallel for num_threads(threads) schedule(static) reduction(+ : loss_sum, dual_sum))
-    for (std::int64_t row = 0; row < x.n_rows; ++row) {
-      const double y = targets.target(x.labels[row]);
-      const double cost = targets.cost(y, x.weight(row));
-      if (!(cost > 0.0)) continue;  // a zero-cost row is absent from both problems
-      const double margin = row_dot(x, row, weights) + bias_value * bias_weight;
-      loss_sum += cost * loss.loss(y, margin);
-      if (chunk_alpha) dual_sum += loss.dual_value(y, chunk_alpha[row], cost);
+    const std::int64_t blocks = detail::row_blocks(x.n_rows);
+    block_sums.assign(2 * static_cast<std::size_t>(blocks), 0.0);
+    // Blocks to whichever thread is free (omp_threads.h), each summed on its own
+    // and the block sums added in order: the same bits for any thread count.
+SNAPML_OMP(parallel for num_threads(threads) schedule(dynamic, 1))
+    for (std::int64_t block = 0; block < blocks; ++block) {
+      double loss_sum = 0.0;
+      double dual_sum = 0.0;
+      const std::int64_t end = std::min(x.n_rows, (block + 1) * detail::kRowBlock);
+      for (std::int64_t row = block * detail::kRowBlock; row < end; ++row) {
+        // The rows' data streams in order; their columns' weights are random
+        // accesses into w, fetched a few rows ahead.
+        if (row + kWeightsAhead < x.n_rows)
+          for (std::int64_t k = x.row_begin(row + kWeightsAhead); k < x.row_end(row + kWeightsAhead); ++k)
+            __builtin_prefetch(weights + x.col_indices[k]);
+        const double y = targets.target(x.labels[row]);
+        const double cost = targets.cost(y, x.weight(row));
+        if (!(cost > 0.0)) continue;  // a zero-cost row is absent from both problems
+        const double margin = row_dot(x, row, weights) + bias_value * bias_weight;
+        loss_sum += cost * loss.loss(y, margin);
+        if (chunk_alpha) dual_sum += loss.dual_value(y, chunk_alpha[row], cost);
+      }
+      block_sums[2 * static_cast<std::size_t>(block)] = loss_sum;
+      block_sums[2 * static_cast<std::size_t>(block) + 1] = dual_sum;
     }
-    total.loss += loss_sum;
-    total.dual += dual_sum;
+    for (std::size_t b = 0; b < block_sums.size(); b += 2) {
+      total.loss += block_sums[b];
+      total.dual += block_sums[b + 1];
+    }
     row_offset += x.n_rows;
   }
   return total;

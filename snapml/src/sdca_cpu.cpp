@@ -11,8 +11,8 @@
 // chunks; a streamed source holds a few chunks at a time, so its epoch takes the
 // chunks in a fresh random order (where the source allows: reset_in_order) and
 // permutes the rows within each (slower per epoch: chunk_source.h). Each row gets
-// the exact coordinate step of its loss (snapml/losses/). With T > 1 threads every
-// thread takes a contiguous slice of the permutation and all of them read and
+// the exact coordinate step of its loss (snapml/losses/). With T > 1 threads the
+// threads claim blocks of the permutation in turn and all of them read and
 // update the shared vector with atomic adds: PASSCoDe-Atomic (Hsieh, Yu & Dhillon,
 // ICML 2015), which keeps the invariant exactly while reads may be stale. One
 // thread uses plain loads and stores and, with a fixed seed, is bit-for-bit
@@ -150,17 +150,62 @@ inline void step_row(const Loss& loss, const CsrView& x, std::int64_t row, doubl
   }
 }
 
+// A random order defeats the hardware prefetcher, so each row's data would be a
+// cold miss. A three-stage software pipeline hides them, each stage's loads
+// hitting what the stage before fetched: kFar positions ahead the row's offsets,
+// label, weight, alpha and norm; kMid ahead every cache line of its column
+// indices and values; kNear ahead the weights of its columns (the random
+// accesses into w). `locate(index)` gives the chunk and row of order[] entry
+// `index`; alpha and squared_norms are indexed by it. `end` is the length of the
+// whole order, not of the caller's block: rows of another thread's block are
+// fetched for it.
+template <typename Locate>
+inline void prefetch_ahead(const std::int64_t* order, std::int64_t position, std::int64_t end,
+                           const Locate& locate, const double* alpha, const double* squared_norms,
+                           const double* v) {
+  constexpr std::int64_t kFar = 16;
+  constexpr std::int64_t kMid = 8;
+  constexpr std::int64_t kNear = 3;
+  constexpr std::int64_t kLine = 16;  // 4-byte indices or values in a 64-byte cache line
+  if (position + kFar < end) {
+    const std::int64_t ahead = order[position + kFar];
+    const auto [x, row] = locate(ahead);
+    __builtin_prefetch(x.row_offsets + row);
+    __builtin_prefetch(x.labels + row);
+    if (x.weights != nullptr) __builtin_prefetch(x.weights + row);
+    __builtin_prefetch(alpha + ahead);
+    __builtin_prefetch(squared_norms + ahead);
+  }
+  if (position + kMid < end) {
+    const auto [x, row] = locate(order[position + kMid]);
+    const std::int64_t start = x.row_offsets[row];
+    const std::int64_t stop = x.row_offsets[row + 1];
+    for (std::int64_t k = start; k < stop; k += kLine) {
+      __builtin_prefetch(x.col_indices + k);
+      __builtin_prefetch(x.values + k);
+    }
+    if (stop > start) {  // the last line, when the row starts late in its first
+      __builtin_prefetch(x.col_indices + stop - 1);
+      __builtin_prefetch(x.values + stop - 1);
+    }
+  }
+  if (position + kNear < end) {
+    const auto [x, row] = locate(order[position + kNear]);
+    for (std::int64_t k = x.row_offsets[row]; k < x.row_offsets[row + 1]; ++k) __builtin_prefetch(v + x.col_indices[k]);
+  }
+}
+
 // The rows order[begin, end) of chunk x (a streamed source's epoch).
 template <typename Loss, bool kAtomic>
 void update_rows(const Loss& loss, const CsrView& x, const std::int64_t* order, std::int64_t begin,
                  std::int64_t end, double* alpha, const double* squared_norms,
-                 const StepContext& context) {
-  detail::PendingUpdates pending(kAtomic ? context.hot : nullptr);
+                 const StepContext& context, detail::PendingUpdates& pending) {
+  auto locate = [&](std::int64_t row) { return std::pair<const CsrView&, std::int64_t>(x, row); };
   for (std::int64_t position = begin; position < end; ++position) {
+    prefetch_ahead(order, position, x.n_rows, locate, alpha, squared_norms, context.local_weights);
     const std::int64_t row = order[position];
     step_row<Loss, kAtomic>(loss, x, row, alpha[row], squared_norms[row], context, pending);
   }
-  flush(pending, context.local_weights);
 }
 
 // Every chunk of a resident source at once, and where each starts among this
@@ -174,34 +219,39 @@ struct ResidentRows {
 template <typename Loss, bool kAtomic>
 void update_resident_rows(const Loss& loss, const ResidentRows& rows, const std::int64_t* order,
                           std::int64_t begin, std::int64_t end, double* alpha, const double* squared_norms,
-                          const StepContext& context) {
+                          const StepContext& context, detail::PendingUpdates& pending) {
   const auto chunks_begin = rows.first.begin() + 1;
   const auto chunks_end = rows.first.end();
   // The chunk holding row `index`: a binary search over the (few) chunk starts.
   auto chunk_of = [&](std::int64_t index) {
     return static_cast<std::size_t>(std::upper_bound(chunks_begin, chunks_end, index) - chunks_begin);
   };
-  // A random order defeats the hardware prefetcher, so each row's data would be a
-  // cold miss; fetch the row kPrefetchAhead positions ahead while this one computes.
-  constexpr std::int64_t kPrefetchAhead = 4;
-  detail::PendingUpdates pending(kAtomic ? context.hot : nullptr);
+  auto locate = [&](std::int64_t index) {
+    const std::size_t c = chunk_of(index);
+    return std::pair<const CsrView&, std::int64_t>(rows.chunks[c], index - rows.first[c]);
+  };
   for (std::int64_t position = begin; position < end; ++position) {
-    if (position + kPrefetchAhead < end) {
-      const std::int64_t ahead = order[position + kPrefetchAhead];
-      const std::size_t c = chunk_of(ahead);
-      const CsrView& x = rows.chunks[c];
-      const std::int64_t row = ahead - rows.first[c];
-      const std::int64_t start = x.row_offsets[row];
-      __builtin_prefetch(x.col_indices + start);
-      __builtin_prefetch(x.values + start);
-      __builtin_prefetch(alpha + ahead);
-      __builtin_prefetch(squared_norms + ahead);
-    }
+    prefetch_ahead(order, position, rows.first.back(), locate, alpha, squared_norms, context.local_weights);
     const std::int64_t index = order[position];
     const std::size_t chunk = chunk_of(index);
     step_row<Loss, kAtomic>(loss, rows.chunks[chunk], index - rows.first[chunk], alpha[index],
                             squared_norms[index], context, pending);
   }
+}
+
+// With several threads: the positions [0, n) of the epoch's order in blocks
+// claimed one at a time (omp_threads.h, kRowBlock), so that a thread that loses
+// its core for a while does fewer blocks instead of keeping the others waiting;
+// `update(begin, end, pending)` does one block. Each thread's pending changes to
+// the hot columns are published when it runs out of blocks. Called inside a
+// parallel region.
+template <typename Update>
+void update_in_blocks(std::int64_t n, const StepContext& context, const Update& update) {
+  detail::PendingUpdates pending(context.hot);
+  const std::int64_t blocks = detail::row_blocks(n);
+SNAPML_OMP(for schedule(dynamic, 1) nowait)
+  for (std::int64_t block = 0; block < blocks; ++block)
+    update(block * detail::kRowBlock, std::min(n, (block + 1) * detail::kRowBlock), pending);
   flush(pending, context.local_weights);
 }
 
@@ -333,17 +383,16 @@ void SdcaCpuSolver::epoch(const Loss& loss, ChunkSource& source, double* local_w
     random_permutation(order_, n_rows_, random_);
     const int team = static_cast<int>(std::min<std::int64_t>(threads_, std::max<std::int64_t>(n_rows_, 1)));
     if (team <= 1) {
+      detail::PendingUpdates none(nullptr);
       update_resident_rows<Loss, false>(loss, resident_, order_.data(), 0, n_rows_, alpha_.data(),
-                                        squared_norms_.data(), context);
+                                        squared_norms_.data(), context, none);
       return;
     }
 SNAPML_OMP(parallel num_threads(team))
-    {
-      const std::int64_t thread = detail::thread_index();
-      update_resident_rows<Loss, true>(loss, resident_, order_.data(), n_rows_ * thread / team,
-                                       n_rows_ * (thread + 1) / team, alpha_.data(), squared_norms_.data(),
-                                       context);
-    }
+    update_in_blocks(n_rows_, context, [&](std::int64_t begin, std::int64_t end, detail::PendingUpdates& pending) {
+      update_resident_rows<Loss, true>(loss, resident_, order_.data(), begin, end, alpha_.data(),
+                                       squared_norms_.data(), context, pending);
+    });
     return;
   }
   // Streamed: a fresh chunk order each epoch where the source can take one
@@ -366,15 +415,13 @@ SNAPML_OMP(parallel num_threads(team))
     const double* norms = squared_norms_.data() + offset;
     const int team = static_cast<int>(std::min<std::int64_t>(threads_, std::max<std::int64_t>(x.n_rows, 1)));
     if (team <= 1) {
-      update_rows<Loss, false>(loss, x, order_.data(), 0, x.n_rows, alpha, norms, context);
+      detail::PendingUpdates none(nullptr);
+      update_rows<Loss, false>(loss, x, order_.data(), 0, x.n_rows, alpha, norms, context, none);
     } else {
 SNAPML_OMP(parallel num_threads(team))
-      {
-        const std::int64_t thread = detail::thread_index();
-        const std::int64_t begin = x.n_rows * thread / team;
-        const std::int64_t end = x.n_rows * (thread + 1) / team;
-        update_rows<Loss, true>(loss, x, order_.data(), begin, end, alpha, norms, context);
-      }
+      update_in_blocks(x.n_rows, context, [&](std::int64_t begin, std::int64_t end, detail::PendingUpdates& pending) {
+        update_rows<Loss, true>(loss, x, order_.data(), begin, end, alpha, norms, context, pending);
+      });
     }
   }
 }

@@ -185,6 +185,29 @@ TEST(SdcaCpu, ResidentChunkingDoesNotChangeTheResult) {
   EXPECT_EQ(0, std::memcmp(a.state.alpha.data(), b.state.alpha.data(), a.state.alpha.size() * sizeof(double)));
 }
 
+// The gap pass sums blocks of rows on their own and adds the block sums in order
+// (objectives.cpp), so the certificate has the same bits for any thread count:
+// a run's stopping epoch does not depend on how many threads evaluated it.
+TEST(SdcaCpu, ObjectiveSumsHaveTheSameBitsForAnyThreadCount) {
+  RandomProblemOptions o;
+  o.rows = 3000;  // several row blocks in a chunk
+  o.chunk_rows = 1200;
+  const Dataset data = random_problem(o);
+  SolverParameters p = tight(LossKind::Logistic);
+  p.max_epochs = 3;
+  const Fit fitted = fit(data, p);
+  InMemorySource source(data);
+  const ObjectiveSums one = objective_sums(source, p, fitted.state.weights.data(), data.n_features(),
+                                           fitted.state.alpha.data(), 1);
+  ASSERT_GT(one.loss, 0.0);
+  for (int threads : {2, 3}) {
+    const ObjectiveSums many = objective_sums(source, p, fitted.state.weights.data(), data.n_features(),
+                                              fitted.state.alpha.data(), threads);
+    EXPECT_EQ(one.loss, many.loss) << threads << " threads";
+    EXPECT_EQ(one.dual, many.dual) << threads << " threads";
+  }
+}
+
 TEST(SdcaCpu, TwoThreadsConvergeToTheSameOptimum) {
   RandomProblemOptions o;
   o.rows = 1000;
