@@ -139,6 +139,10 @@ TrainOptions parse_train_options(int argc, char** argv) {
                  "under mpirun: CoCoA+'s sigma', 'adaptive' (default: measured overlap of the ranks' changes, "
                  "never less safe) or 'K' (the paper's fixed sigma' = number of ranks); docs/distributed.md")
       ->check(CLI::IsMember({"adaptive", "K"}));
+  bool no_shrinking = false;
+  app.add_flag("--no-shrinking", no_shrinking,
+               "hinge and squared hinge (-s 1, 3): visit every row in every epoch instead of leaving out the "
+               "rows likely to stay at a bound (LIBLINEAR's shrinking, on by default; docs/algorithms.md)");
   app.add_option("--seed", p.seed, "seed of the row order in SDCA and of the cross-validation folds (default 0)");
   app.add_flag("-q", o.quiet, "quiet: no progress line, summary or warnings");
   auto* test_option = app.add_option("--test", o.test_file,
@@ -205,6 +209,7 @@ TrainOptions parse_train_options(int argc, char** argv) {
     p.epsilon = epsilon;
   }
   p.adaptive_sigma = cocoa_sigma == "adaptive";
+  p.shrinking = !no_shrinking;
   p.fit_intercept = bias > 0.0;
   if (p.fit_intercept) p.intercept_scaling = bias;
   for (const std::string& weight : weights) p.class_weight.insert(parse_class_weight(weight));

@@ -87,6 +87,23 @@ struct StepContext {
   // PASSCoDe threads: the columns whose changes each thread keeps pending
   // (hot_columns.h); null with one thread.
   const detail::HotColumns* hot;
+  // Shrinking (losses/common.h, svc_shrinks): the previous pass's projected
+  // gradient range; null when rows are not shrunk.
+  const struct ShrinkBounds* shrink = nullptr;
+};
+
+struct ShrinkBounds {
+  double pg_max_old;
+  double pg_min_old;
+};
+
+// What one thread gathers over its rows of an epoch: its pending changes to the
+// hot columns and, when shrinking, the range of the projected gradients it saw.
+struct ThreadPass {
+  explicit ThreadPass(const detail::HotColumns* hot) : pending(hot) {}
+  detail::PendingUpdates pending;
+  double pg_max = -HUGE_VAL;
+  double pg_min = HUGE_VAL;
 };
 
 // Publishes a thread's pending changes to the hot columns (hot_columns.h).
@@ -101,8 +118,9 @@ inline void flush(detail::PendingUpdates& pending, double* v) {
 
 // One exact coordinate step on row `row` of chunk x: the innermost work.
 template <typename Loss, bool kAtomic>
-inline void step_row(const Loss& loss, const CsrView& x, std::int64_t row, double& alpha,
-                     double squared_norm, const StepContext& context, detail::PendingUpdates& pending) {
+inline bool step_row(const Loss& loss, const CsrView& x, std::int64_t row, double& alpha,
+                     double squared_norm, const StepContext& context, ThreadPass& pass) {
+  detail::PendingUpdates& pending = pass.pending;
   double* v = context.local_weights;
   const std::int32_t* columns = x.col_indices;
   const float* values = x.values;
@@ -110,7 +128,7 @@ inline void step_row(const Loss& loss, const CsrView& x, std::int64_t row, doubl
   const std::int64_t end = x.row_offsets[row + 1];
   const double y = context.targets.target(x.labels[row]);
   const double cost = context.targets.cost(y, x.weight(row));
-  if (!(cost > 0.0)) return;
+  if (!(cost > 0.0)) return false;
   // With threads, a hot column's weight is the shared value plus this thread's
   // pending change to it.
   auto weight = [&](std::int32_t j) {
@@ -138,8 +156,17 @@ inline void step_row(const Loss& loss, const CsrView& x, std::int64_t row, doubl
   double margin = context.bias_value == 0.0 ? 0.0 : context.bias_value * weight(context.bias_index);
   for (std::int64_t k = begin; k < end; ++k) margin += static_cast<double>(values[k]) * weight(columns[k]);
   const double old_alpha = alpha;
+  if constexpr (losses::is_shrinkable<Loss>::value) {
+    if (context.shrink != nullptr) {
+      double projected = 0.0;
+      if (loss.shrinks(y, old_alpha, margin, cost, context.shrink->pg_max_old, context.shrink->pg_min_old, projected))
+        return true;
+      pass.pg_max = std::max(pass.pg_max, projected);
+      pass.pg_min = std::min(pass.pg_min, projected);
+    }
+  }
   const double new_alpha = loss.step(y, old_alpha, margin, squared_norm, cost, context.sigma);
-  if (new_alpha == old_alpha) return;
+  if (new_alpha == old_alpha) return false;
   alpha = new_alpha;
   const double scale = context.sigma * (new_alpha - old_alpha) * Loss::coefficient(y);
   for (std::int64_t k = begin; k < end; ++k) move(columns[k], scale * static_cast<double>(values[k]));
@@ -148,6 +175,7 @@ inline void step_row(const Loss& loss, const CsrView& x, std::int64_t row, doubl
   if constexpr (kAtomic) {
     if (pending.hot != nullptr && ++pending.rows == detail::PendingUpdates::kFlushRows) flush(pending, v);
   }
+  return false;
 }
 
 // A random order defeats the hardware prefetcher, so each row's data would be a
@@ -199,12 +227,12 @@ inline void prefetch_ahead(const std::int64_t* order, std::int64_t position, std
 template <typename Loss, bool kAtomic>
 void update_rows(const Loss& loss, const CsrView& x, const std::int64_t* order, std::int64_t begin,
                  std::int64_t end, double* alpha, const double* squared_norms,
-                 const StepContext& context, detail::PendingUpdates& pending) {
+                 const StepContext& context, ThreadPass& pass) {
   auto locate = [&](std::int64_t row) { return std::pair<const CsrView&, std::int64_t>(x, row); };
   for (std::int64_t position = begin; position < end; ++position) {
     prefetch_ahead(order, position, x.n_rows, locate, alpha, squared_norms, context.local_weights);
     const std::int64_t row = order[position];
-    step_row<Loss, kAtomic>(loss, x, row, alpha[row], squared_norms[row], context, pending);
+    step_row<Loss, kAtomic>(loss, x, row, alpha[row], squared_norms[row], context, pass);
   }
 }
 
@@ -218,8 +246,9 @@ struct ResidentRows {
 // The rows order[begin, end) of a resident source (one permutation over all chunks).
 template <typename Loss, bool kAtomic>
 void update_resident_rows(const Loss& loss, const ResidentRows& rows, const std::int64_t* order,
-                          std::int64_t begin, std::int64_t end, double* alpha, const double* squared_norms,
-                          const StepContext& context, detail::PendingUpdates& pending) {
+                          std::int64_t order_size, std::int64_t begin, std::int64_t end, double* alpha,
+                          const double* squared_norms, const StepContext& context, ThreadPass& pass,
+                          std::uint8_t* left_out) {
   const auto chunks_begin = rows.first.begin() + 1;
   const auto chunks_end = rows.first.end();
   // The chunk holding row `index`: a binary search over the (few) chunk starts.
@@ -231,28 +260,34 @@ void update_resident_rows(const Loss& loss, const ResidentRows& rows, const std:
     return std::pair<const CsrView&, std::int64_t>(rows.chunks[c], index - rows.first[c]);
   };
   for (std::int64_t position = begin; position < end; ++position) {
-    prefetch_ahead(order, position, rows.first.back(), locate, alpha, squared_norms, context.local_weights);
+    prefetch_ahead(order, position, order_size, locate, alpha, squared_norms, context.local_weights);
     const std::int64_t index = order[position];
     const std::size_t chunk = chunk_of(index);
-    step_row<Loss, kAtomic>(loss, rows.chunks[chunk], index - rows.first[chunk], alpha[index],
-                            squared_norms[index], context, pending);
+    if (step_row<Loss, kAtomic>(loss, rows.chunks[chunk], index - rows.first[chunk], alpha[index],
+                                squared_norms[index], context, pass))
+      left_out[index] = 1;  // only with shrinking: step_row returns false otherwise
   }
 }
 
 // With several threads: the positions [0, n) of the epoch's order in blocks
 // claimed one at a time (omp_threads.h, kRowBlock), so that a thread that loses
 // its core for a while does fewer blocks instead of keeping the others waiting;
-// `update(begin, end, pending)` does one block. Each thread's pending changes to
-// the hot columns are published when it runs out of blocks. Called inside a
-// parallel region.
+// `update(begin, end, pass)` does one block. Each thread's pending changes to the
+// hot columns are published when it runs out of blocks, and its projected
+// gradient range joins `total`. Called inside a parallel region.
 template <typename Update>
-void update_in_blocks(std::int64_t n, const StepContext& context, const Update& update) {
-  detail::PendingUpdates pending(context.hot);
+void update_in_blocks(std::int64_t n, const StepContext& context, ThreadPass& total, const Update& update) {
+  ThreadPass pass(context.hot);
   const std::int64_t blocks = detail::row_blocks(n);
 SNAPML_OMP(for schedule(dynamic, 1) nowait)
   for (std::int64_t block = 0; block < blocks; ++block)
-    update(block * detail::kRowBlock, std::min(n, (block + 1) * detail::kRowBlock), pending);
-  flush(pending, context.local_weights);
+    update(block * detail::kRowBlock, std::min(n, (block + 1) * detail::kRowBlock), pass);
+  flush(pass.pending, context.local_weights);
+SNAPML_OMP(critical(snapml_thread_pass))
+  {
+    total.pg_max = std::max(total.pg_max, pass.pg_max);
+    total.pg_min = std::min(total.pg_min, pass.pg_min);
+  }
 }
 
 class SdcaCpuSolver final : public Solver {
@@ -265,10 +300,14 @@ class SdcaCpuSolver final : public Solver {
   FitResult fit(ChunkSource& source, Communicator& communicator, SolverState& state) override;
 
  private:
+  // One pass; returns the rows it visited.
   template <typename Loss>
-  void epoch(const Loss& loss, ChunkSource& source, double* local_weights, double sigma);
+  std::int64_t epoch(const Loss& loss, ChunkSource& source, double* local_weights, double sigma);
   void prepare(ChunkSource& source, Communicator& communicator);
   void initialise(ChunkSource& source, Communicator& communicator, SolverState& state);
+  void start_shrinking(bool enabled);
+  void bring_every_row_back();
+  void after_shrinking_pass(double pg_max, double pg_min);
 
   SolverParameters parameters_;
   RowTargets targets_;
@@ -282,6 +321,15 @@ class SdcaCpuSolver final : public Solver {
   std::vector<std::int64_t> chunk_first_;  // n_chunks + 1 row offsets, first pass's (file) order
   std::vector<std::int64_t> chunk_order_;  // a streamed epoch's chunk order
   ResidentRows resident_;  // empty unless the source is resident
+  // Shrinking (hinge and squared hinge, a resident source, one rank): the rows
+  // still visited, a flag a row set when the last pass left it out, and the
+  // projected gradient range of the last pass (start_shrinking, after_shrinking_pass).
+  bool shrinking_ = false;
+  std::vector<std::int64_t> active_;
+  std::vector<std::uint8_t> left_out_;
+  double pg_max_old_ = HUGE_VAL;
+  double pg_min_old_ = -HUGE_VAL;
+  double unshrink_below_ = -1.0;  // the range at which every row comes back; < 0 before the first pass
   detail::HotColumns hot_;  // with several threads only
   SplitMix64 random_{0};
 };
@@ -376,24 +424,32 @@ void SdcaCpuSolver::initialise(ChunkSource& source, Communicator& communicator, 
 }
 
 template <typename Loss>
-void SdcaCpuSolver::epoch(const Loss& loss, ChunkSource& source, double* local_weights, double sigma) {
+std::int64_t SdcaCpuSolver::epoch(const Loss& loss, ChunkSource& source, double* local_weights, double sigma) {
   const StepContext context{targets_, local_weights, n_features_, parameters_.intercept_scaling, sigma,
                             hot_.empty() ? nullptr : &hot_};
   if (!resident_.chunks.empty()) {
-    random_permutation(order_, n_rows_, random_);
-    const int team = static_cast<int>(std::min<std::int64_t>(threads_, std::max<std::int64_t>(n_rows_, 1)));
+    // The rows still in the problem (all of them unless shrinking left some out),
+    // in a fresh random order: with every row in, the permutation of all rows.
+    const auto n = static_cast<std::int64_t>(active_.size());
+    order_.assign(active_.begin(), active_.end());
+    detail::shuffle(order_.data(), n, random_);
+    ShrinkBounds bounds{pg_max_old_, pg_min_old_};
+    StepContext step = context;
+    if (shrinking_ && losses::is_shrinkable<Loss>::value) step.shrink = &bounds;
+    ThreadPass total(nullptr);
+    const int team = static_cast<int>(std::min<std::int64_t>(threads_, std::max<std::int64_t>(n, 1)));
     if (team <= 1) {
-      detail::PendingUpdates none(nullptr);
-      update_resident_rows<Loss, false>(loss, resident_, order_.data(), 0, n_rows_, alpha_.data(),
-                                        squared_norms_.data(), context, none);
-      return;
-    }
+      update_resident_rows<Loss, false>(loss, resident_, order_.data(), n, 0, n, alpha_.data(),
+                                        squared_norms_.data(), step, total, left_out_.data());
+    } else {
 SNAPML_OMP(parallel num_threads(team))
-    update_in_blocks(n_rows_, context, [&](std::int64_t begin, std::int64_t end, detail::PendingUpdates& pending) {
-      update_resident_rows<Loss, true>(loss, resident_, order_.data(), begin, end, alpha_.data(),
-                                       squared_norms_.data(), context, pending);
-    });
-    return;
+      update_in_blocks(n, step, total, [&](std::int64_t begin, std::int64_t end, ThreadPass& pass) {
+        update_resident_rows<Loss, true>(loss, resident_, order_.data(), n, begin, end, alpha_.data(),
+                                         squared_norms_.data(), step, pass, left_out_.data());
+      });
+    }
+    if (step.shrink != nullptr) after_shrinking_pass(total.pg_max, total.pg_min);
+    return n;
   }
   // Streamed: a fresh chunk order each epoch where the source can take one
   // (StreamedBinarySource reads its chunks at any offset), rows permuted within
@@ -414,16 +470,58 @@ SNAPML_OMP(parallel num_threads(team))
     double* alpha = alpha_.data() + offset;
     const double* norms = squared_norms_.data() + offset;
     const int team = static_cast<int>(std::min<std::int64_t>(threads_, std::max<std::int64_t>(x.n_rows, 1)));
+    ThreadPass total(nullptr);
     if (team <= 1) {
-      detail::PendingUpdates none(nullptr);
-      update_rows<Loss, false>(loss, x, order_.data(), 0, x.n_rows, alpha, norms, context, none);
+      update_rows<Loss, false>(loss, x, order_.data(), 0, x.n_rows, alpha, norms, context, total);
     } else {
 SNAPML_OMP(parallel num_threads(team))
-      update_in_blocks(x.n_rows, context, [&](std::int64_t begin, std::int64_t end, detail::PendingUpdates& pending) {
-        update_rows<Loss, true>(loss, x, order_.data(), begin, end, alpha, norms, context, pending);
+      update_in_blocks(x.n_rows, context, total, [&](std::int64_t begin, std::int64_t end, ThreadPass& pass) {
+        update_rows<Loss, true>(loss, x, order_.data(), begin, end, alpha, norms, context, pass);
       });
     }
   }
+  return n_rows_;
+}
+
+// Shrinking (Hsieh et al. 2008, section 3.2; LIBLINEAR's solve_l2r_l1l2_svc): a row
+// whose dual variable sits at a bound its gradient points beyond, by more than the
+// previous pass's largest violation, is left out of the following passes. LIBLINEAR
+// brings every row back when the passes over the rest have converged to its
+// tolerance on the projected gradient; the certificate here is the duality gap over
+// all rows (computed after every epoch, shrunk rows included), so the rows come
+// back each time the projected gradient range of the rows still visited has fallen
+// tenfold since the last time they did: a row left out wrongly is back within a
+// factor ten of progress, and the gap, not the shrunk problem, decides when to stop.
+void SdcaCpuSolver::start_shrinking(bool enabled) {
+  shrinking_ = enabled;
+  unshrink_below_ = -1.0;
+  bring_every_row_back();
+}
+
+void SdcaCpuSolver::bring_every_row_back() {
+  active_.resize(static_cast<std::size_t>(n_rows_));
+  for (std::int64_t i = 0; i < n_rows_; ++i) active_[static_cast<std::size_t>(i)] = i;
+  left_out_.assign(shrinking_ ? static_cast<std::size_t>(n_rows_) : 0, 0);
+  pg_max_old_ = HUGE_VAL;
+  pg_min_old_ = -HUGE_VAL;
+}
+
+void SdcaCpuSolver::after_shrinking_pass(double pg_max, double pg_min) {
+  active_.erase(std::remove_if(active_.begin(), active_.end(),
+                               [&](std::int64_t i) { return left_out_[static_cast<std::size_t>(i)] != 0; }),
+                active_.end());
+  // No row with a projected gradient (every row left out): the range is 0.
+  const double range = pg_max >= pg_min ? pg_max - pg_min : 0.0;
+  if (unshrink_below_ < 0.0) {
+    unshrink_below_ = 0.1 * range;
+  } else if (range <= unshrink_below_) {
+    unshrink_below_ = 0.1 * range;
+    bring_every_row_back();
+    return;
+  }
+  // As LIBLINEAR: a range on one side of 0 only does not bound the other side.
+  pg_max_old_ = pg_max > 0.0 ? pg_max : HUGE_VAL;
+  pg_min_old_ = pg_min < 0.0 ? pg_min : -HUGE_VAL;
 }
 
 FitResult SdcaCpuSolver::fit(ChunkSource& source, Communicator& communicator, SolverState& state) {
@@ -432,6 +530,10 @@ FitResult SdcaCpuSolver::fit(ChunkSource& source, Communicator& communicator, So
   initialise(source, communicator, state);
 
   const int workers = communicator.size();
+  // Shrinking only where the rows are in memory (an order over some of them) and
+  // one rank solves the whole problem (a CoCoA+ round's sub-problem moves w by
+  // gamma afterwards, which the previous pass's range does not bound).
+  start_shrinking(parameters_.shrinking && workers == 1 && !resident_.chunks.empty());
   CocoaAggregation aggregation(workers, parameters_.adaptive_sigma);
   const int local_epochs = workers > 1 ? parameters_.local_epochs : 1;
   std::vector<double> local;         // v, then the round's change; only with several ranks
@@ -451,7 +553,7 @@ FitResult SdcaCpuSolver::fit(ChunkSource& source, Communicator& communicator, So
       // epochs are cheap and still ascend; the certificate decides when to stop.
       const double newton_tolerance = std::max(1e-11, 1e-2 * std::pow(0.1, result.epochs));
       with_loss(parameters_.loss, parameters_.epsilon, newton_tolerance,
-                [&](const auto& loss) { epoch(loss, source, v, sigma); });
+                [&](const auto& loss) { result.rows_visited += epoch(loss, source, v, sigma); });
       ++result.epochs;
     }
     if (workers > 1) {

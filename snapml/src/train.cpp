@@ -125,6 +125,7 @@ std::vector<Problem> make_problems(const LabelSummary& summary, const std::vecto
   base.max_epochs = p.max_iter;
   base.local_epochs = p.local_epochs;
   base.adaptive_sigma = p.adaptive_sigma;
+  base.shrinking = p.shrinking;
   base.max_gpu_memory = p.max_gpu_memory;
   base.threads = p.threads;
   base.seed = p.seed;

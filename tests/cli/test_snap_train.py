@@ -394,6 +394,11 @@ def case_options(data_dir, scratch):
     check(model_text("-s", "7") != model_text("-s", "7", "--seed", "9"), "--seed has no effect")
     check(model_text("-s", "7", "-c", "1") != model_text("-s", "7", "-c", "0.01"), "-c has no effect")
     check(model_text("-s", "7") == model_text("-s", "7", threads=("--threads", "1")), "--threads is not -n")
+    # --no-shrinking visits every row: another path to the same optimum (hinge), and
+    # no effect where nothing shrinks (logistic).
+    check(model_text("-s", "3", "-e", "1e-9") != model_text("-s", "3", "-e", "1e-9", "--no-shrinking"),
+          "--no-shrinking has no effect on -s 3")
+    check(model_text("-s", "7") == model_text("-s", "7", "--no-shrinking"), "--no-shrinking changes -s 7")
     # -wLABEL WEIGHT is --weight LABEL:WEIGHT and changes the model.
     weighted = model_text("-s", "7", "-w1", "3", "-w-1", "0.5")
     check(weighted == model_text("-s", "7", "--weight", "1:3", "--weight=-1:0.5"), "-wi differs from --weight")

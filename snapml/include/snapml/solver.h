@@ -43,6 +43,10 @@ struct SolverParameters {
   // CoCoA+'s sigma': false keeps the paper's safe sigma' = K; true (default)
   // adapts it to the measured overlap of the ranks' changes (snapml/cocoa.h).
   bool adaptive_sigma = true;
+  // Hinge and squared hinge: leave out of the passes the rows whose dual variable
+  // is likely to stay at its bound (LIBLINEAR's shrinking; docs/algorithms.md). Used
+  // with a resident source on one rank; the gap over all rows still decides.
+  bool shrinking = true;
   int threads = 1;  // 0: all OpenMP threads
   // GPU solver only: device memory budget per device in bytes for the data (0: no
   // budget); larger data streams host-to-device chunk by chunk.
@@ -64,6 +68,9 @@ struct EpochRecord {
 struct FitResult {
   int epochs = 0;
   bool converged = false;  // the duality gap met tol before max_epochs
+  // Coordinate steps tried over all epochs: epochs x rows, fewer where shrinking
+  // left rows out. Counted by the CPU SDCA solver; 0 from the others.
+  std::int64_t rows_visited = 0;
   std::vector<EpochRecord> history;
 };
 

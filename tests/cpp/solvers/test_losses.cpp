@@ -201,3 +201,41 @@ TEST(LossStep, DualNeverDecreasesStepByStep) {
 }
 
 }  // namespace
+
+// LIBLINEAR's shrinking rule (losses/common.h, svc_shrinks): a coordinate at a bound
+// whose gradient points out of the box by more than last pass's largest violation
+// is left out; otherwise the projected gradient is 0 at such a bound, G inside.
+TEST(LossShrinking, LeavesOutOnlyBeyondLastPassesViolations) {
+  using snapml::losses::svc_shrinks;
+  double projected = 1.0;
+  // alpha = 0: G > pg_max_old leaves out; 0 <= G <= pg_max_old stays, projected 0;
+  // G < 0 (wants to grow) stays with projected G.
+  EXPECT_TRUE(svc_shrinks(0.5, 0.0, 1.0, 0.25, -0.25, projected));
+  EXPECT_FALSE(svc_shrinks(0.2, 0.0, 1.0, 0.25, -0.25, projected));
+  EXPECT_EQ(projected, 0.0);
+  EXPECT_FALSE(svc_shrinks(-0.3, 0.0, 1.0, 0.25, -0.25, projected));
+  EXPECT_EQ(projected, -0.3);
+  // alpha = upper bound: the mirror image.
+  EXPECT_TRUE(svc_shrinks(-0.5, 1.0, 1.0, 0.25, -0.25, projected));
+  EXPECT_FALSE(svc_shrinks(-0.2, 1.0, 1.0, 0.25, -0.25, projected));
+  EXPECT_EQ(projected, 0.0);
+  EXPECT_FALSE(svc_shrinks(0.3, 1.0, 1.0, 0.25, -0.25, projected));
+  EXPECT_EQ(projected, 0.3);
+  // Inside the box: never left out, projected = G.
+  EXPECT_FALSE(svc_shrinks(5.0, 0.5, 1.0, 0.25, -0.25, projected));
+  EXPECT_EQ(projected, 5.0);
+  // Squared hinge: no upper bound, so a large alpha is inside.
+  EXPECT_FALSE(svc_shrinks(-5.0, 1e6, HUGE_VAL, 0.25, -0.25, projected));
+  EXPECT_EQ(projected, -5.0);
+  // The first pass (infinite thresholds) leaves nothing out.
+  EXPECT_FALSE(svc_shrinks(1e300, 0.0, 1.0, HUGE_VAL, -HUGE_VAL, projected));
+  // The losses pass G = y*margin - 1 + diag*alpha.
+  EXPECT_TRUE(SquaredHingeLoss{}.shrinks(1.0, 0.0, 3.0, 1.0, 1.0, -1.0, projected));   // G = 2 > 1
+  EXPECT_FALSE(SquaredHingeLoss{}.shrinks(-1.0, 0.0, 3.0, 1.0, 1.0, -1.0, projected));  // G = -4
+  EXPECT_EQ(projected, -4.0);
+  EXPECT_TRUE(HingeLoss{}.shrinks(1.0, 2.0, -3.0, 2.0, 1.0, -1.0, projected));  // at C = 2, G = -4 < -1
+  static_assert(snapml::losses::is_shrinkable<HingeLoss>::value);
+  static_assert(snapml::losses::is_shrinkable<SquaredHingeLoss>::value);
+  static_assert(!snapml::losses::is_shrinkable<LogisticLoss>::value);
+  static_assert(!snapml::losses::is_shrinkable<SquaredLoss>::value);
+}

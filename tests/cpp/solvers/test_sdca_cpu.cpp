@@ -208,6 +208,42 @@ TEST(SdcaCpu, ObjectiveSumsHaveTheSameBitsForAnyThreadCount) {
   }
 }
 
+// Shrinking (hinge and squared hinge) leaves rows out of the passes but not out of
+// the certificate: with and without it the fit reaches the same optimum, with 1
+// and 2 threads, and with it fewer rows are visited.
+TEST(SdcaCpu, ShrinkingReachesTheSameOptimumVisitingFewerRows) {
+  RandomProblemOptions o;
+  o.rows = 1000;
+  o.chunk_rows = 300;
+  const Dataset data = random_problem(o);
+  for (LossKind loss : {LossKind::Hinge, LossKind::SquaredHinge}) {
+    for (int threads : {1, 2}) {
+      SolverParameters p = tight(loss);
+      p.tol = 1e-7;
+      p.threads = threads;
+      p.shrinking = false;
+      const Fit full = fit(data, p);
+      p.shrinking = true;
+      const Fit shrunk = fit(data, p);
+      ASSERT_TRUE(full.result.converged);
+      ASSERT_TRUE(shrunk.result.converged) << loss_name(loss) << " " << threads << " threads";
+      const double p_full = full.result.history.back().primal, p_shrunk = shrunk.result.history.back().primal;
+      EXPECT_NEAR(p_full, p_shrunk, 2e-7 * p_full) << loss_name(loss);
+      EXPECT_LE(shrunk.result.history.back().gap, p.tol * p_shrunk);
+      EXPECT_EQ(full.result.rows_visited, std::int64_t{full.result.epochs} * o.rows);
+      // Measured here: about 0.05 of the rows a pass for the hinge, 0.7 for the squared
+      // hinge (and the hinge needed half the epochs with one thread, an eighth with two).
+      EXPECT_LT(shrunk.result.rows_visited, std::int64_t{shrunk.result.epochs} * o.rows * 9 / 10)
+          << loss_name(loss) << " " << threads << " threads";
+    }
+  }
+  // Logistic regression does not shrink (its dual variables never reach a bound).
+  SolverParameters p = tight(LossKind::Logistic);
+  p.max_epochs = 20;
+  const Fit logistic = fit(data, p);
+  EXPECT_EQ(logistic.result.rows_visited, std::int64_t{logistic.result.epochs} * o.rows);
+}
+
 TEST(SdcaCpu, TwoThreadsConvergeToTheSameOptimum) {
   RandomProblemOptions o;
   o.rows = 1000;

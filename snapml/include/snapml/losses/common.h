@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cmath>
+#include <type_traits>
 
 #include "snapml/host_device.h"
 
@@ -50,6 +51,35 @@ SNAPML_HOST_DEVICE SNAPML_INLINE double svc_step(double y, double alpha, double 
   if (curvature <= 0.0) return gradient < 0.0 ? upper_bound : (gradient > 0.0 ? 0.0 : alpha);
   return clamp_to(alpha - gradient / curvature, 0.0, upper_bound);
 }
+
+// Shrinking for the SVM-style dual (Hsieh et al. 2008, section 3.2; LIBLINEAR's
+// solve_l2r_l1l2_svc). A coordinate at a bound whose gradient G (above) points out
+// of the box by more than the largest violation of the previous pass,
+// [pg_min_old, pg_max_old], is likely to stay at that bound: it is left out of the
+// next passes until the solver brings every coordinate back. Otherwise
+// `projected` receives the projected gradient (0 at a bound G points out of), whose
+// range over a pass measures how far the pass's coordinates are from optimal.
+// Returns true when the coordinate is to be left out.
+SNAPML_HOST_DEVICE SNAPML_INLINE bool svc_shrinks(double gradient, double alpha, double upper_bound,
+                                                  double pg_max_old, double pg_min_old, double& projected) {
+  projected = 0.0;
+  if (alpha <= 0.0) {
+    if (gradient > pg_max_old) return true;
+    if (gradient < 0.0) projected = gradient;
+  } else if (alpha >= upper_bound) {
+    if (gradient < pg_min_old) return true;
+    if (gradient > 0.0) projected = gradient;
+  } else {
+    projected = gradient;
+  }
+  return false;
+}
+
+// Whether a loss struct has the shrinking test (kShrinkable and shrinks()).
+template <typename Loss, typename = void>
+struct is_shrinkable : std::false_type {};
+template <typename Loss>
+struct is_shrinkable<Loss, std::void_t<decltype(Loss::kShrinkable)>> : std::bool_constant<Loss::kShrinkable> {};
 
 // Support-vector-regression step (LIBLINEAR's solve_l2r_l1l2_svr). The dual is
 //   max_b  y*b - p*|b| - 0.5 * lambda * b^2 - ...,   -upper_bound <= b <= upper_bound,
