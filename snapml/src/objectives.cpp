@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "omp_threads.h"
+#include "prefetch.h"
 
 namespace snapml {
 namespace {
@@ -93,9 +95,11 @@ SNAPML_OMP(parallel for num_threads(threads) schedule(static) reduction(+ : chun
 template <typename Loss>
 ObjectiveSums sums_for(const Loss& loss, ChunkSource& source, const RowTargets& targets,
                        const double* weights, std::int32_t n_features, double bias_value,
-                       const double* alpha, [[maybe_unused]] int threads) {
+                       const double* alpha, [[maybe_unused]] int threads, MarginBounds* bounds) {
+  if constexpr (!losses::is_zero_beyond_margin_one<Loss>::value) bounds = nullptr;
   const double bias_weight = weights[n_features];
   constexpr std::int64_t kWeightsAhead = 4;
+  const bool fetch_weights = detail::prefetch_weights(static_cast<std::size_t>(n_features) + 1);
   ObjectiveSums total;
   std::int64_t row_offset = 0;  // alpha is indexed in visiting order, not by first_row
   std::vector<double> block_sums;  // loss and dual sum of each block of rows
@@ -104,33 +108,42 @@ ObjectiveSums sums_for(const Loss& loss, ChunkSource& source, const RowTargets& 
   while (source.next(x)) {
     const double* chunk_alpha = alpha ? alpha + row_offset : nullptr;
     const std::int64_t blocks = detail::row_blocks(x.n_rows);
-    block_sums.assign(2 * static_cast<std::size_t>(blocks), 0.0);
+    block_sums.assign(3 * static_cast<std::size_t>(blocks), 0.0);
     // Blocks to whichever thread is free (omp_threads.h), each summed on its own
     // and the block sums added in order: the same bits for any thread count.
 SNAPML_OMP(parallel for num_threads(threads) schedule(dynamic, 1))
     for (std::int64_t block = 0; block < blocks; ++block) {
       double loss_sum = 0.0;
       double dual_sum = 0.0;
+      std::int64_t bounded = 0;
       const std::int64_t end = std::min(x.n_rows, (block + 1) * detail::kRowBlock);
       for (std::int64_t row = block * detail::kRowBlock; row < end; ++row) {
         // The rows' data streams in order; their columns' weights are random
         // accesses into w, fetched a few rows ahead.
-        if (row + kWeightsAhead < x.n_rows)
+        if (fetch_weights && row + kWeightsAhead < x.n_rows)
           for (std::int64_t k = x.row_begin(row + kWeightsAhead); k < x.row_end(row + kWeightsAhead); ++k)
             __builtin_prefetch(weights + x.col_indices[k]);
         const double y = targets.target(x.labels[row]);
         const double cost = targets.cost(y, x.weight(row));
         if (!(cost > 0.0)) continue;  // a zero-cost row is absent from both problems
-        const double margin = row_dot(x, row, weights) + bias_value * bias_weight;
-        loss_sum += cost * loss.loss(y, margin);
         if (chunk_alpha) dual_sum += loss.dual_value(y, chunk_alpha[row], cost);
+        const auto index = static_cast<std::size_t>(row_offset + row);
+        if (bounds != nullptr && bounds->beyond_one(index)) {
+          ++bounded;  // loss 0, proved without the dot product
+          continue;
+        }
+        const double margin = row_dot(x, row, weights) + bias_value * bias_weight;
+        if (bounds != nullptr) bounds->computed(index, y * margin);
+        loss_sum += cost * loss.loss(y, margin);
       }
-      block_sums[2 * static_cast<std::size_t>(block)] = loss_sum;
-      block_sums[2 * static_cast<std::size_t>(block) + 1] = dual_sum;
+      block_sums[3 * static_cast<std::size_t>(block)] = loss_sum;
+      block_sums[3 * static_cast<std::size_t>(block) + 1] = dual_sum;
+      block_sums[3 * static_cast<std::size_t>(block) + 2] = static_cast<double>(bounded);
     }
-    for (std::size_t b = 0; b < block_sums.size(); b += 2) {
+    for (std::size_t b = 0; b < block_sums.size(); b += 3) {
       total.loss += block_sums[b];
       total.dual += block_sums[b + 1];
+      total.rows_bounded += static_cast<std::int64_t>(block_sums[b + 2]);
     }
     row_offset += x.n_rows;
   }
@@ -139,14 +152,31 @@ SNAPML_OMP(parallel for num_threads(threads) schedule(dynamic, 1))
 
 }  // namespace
 
+MarginBounds::MarginBounds(std::vector<double> row_norms)
+    : norm_(std::move(row_norms)),
+      margin_(norm_.size(), -HUGE_VAL),
+      stamp_(norm_.size(), 0.0) {}
+
+void MarginBounds::moved_to(const double* weights, std::size_t size) {
+  if (previous_.size() == size) {
+    double squared = 0.0;
+    for (std::size_t j = 0; j < size; ++j) {
+      const double step = weights[j] - previous_[j];
+      squared += step * step;
+    }
+    drift_ += std::sqrt(squared);
+  }
+  previous_.assign(weights, weights + size);
+}
+
 ObjectiveSums objective_sums(ChunkSource& source, const SolverParameters& parameters,
                              const double* weights, std::int32_t n_features, const double* alpha,
-                             int threads) {
+                             int threads, MarginBounds* bounds) {
   const RowTargets targets = RowTargets::from(parameters);
   const int team = detail::resolve_threads(threads);
   return with_loss(parameters.loss, parameters.epsilon, 0.0, [&](const auto& loss) {
     return sums_for(loss, source, targets, weights, n_features, parameters.intercept_scaling,
-                    alpha, team);
+                    alpha, team, bounds);
   });
 }
 

@@ -32,6 +32,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -39,6 +40,7 @@
 
 #include "hot_columns.h"
 #include "omp_threads.h"
+#include "prefetch.h"
 #include "random.h"
 #include "snapml/cocoa.h"
 #include "snapml/error.h"
@@ -90,6 +92,8 @@ struct StepContext {
   // Shrinking (losses/common.h, svc_shrinks): the previous pass's projected
   // gradient range; null when rows are not shrunk.
   const struct ShrinkBounds* shrink = nullptr;
+  // local_weights when the epoch prefetches a row's weights, else null (prefetch.h).
+  const double* prefetched_weights = nullptr;
 };
 
 struct ShrinkBounds {
@@ -184,7 +188,8 @@ inline bool step_row(const Loss& loss, const CsrView& x, std::int64_t row, doubl
 // label, weight, alpha and norm; kMid ahead every cache line of its column
 // indices and values; kNear ahead the weights of its columns (the random
 // accesses into w). `locate(index)` gives the chunk and row of order[] entry
-// `index`; alpha and squared_norms are indexed by it. `end` is the length of the
+// `index`; alpha and squared_norms are indexed by it; `v` is null when w is small
+// enough to stay in cache (prefetch.h). `end` is the length of the
 // whole order, not of the caller's block: rows of another thread's block are
 // fetched for it.
 template <typename Locate>
@@ -217,7 +222,7 @@ inline void prefetch_ahead(const std::int64_t* order, std::int64_t position, std
       __builtin_prefetch(x.values + stop - 1);
     }
   }
-  if (position + kNear < end) {
+  if (v != nullptr && position + kNear < end) {
     const auto [x, row] = locate(order[position + kNear]);
     for (std::int64_t k = x.row_offsets[row]; k < x.row_offsets[row + 1]; ++k) __builtin_prefetch(v + x.col_indices[k]);
   }
@@ -230,7 +235,7 @@ void update_rows(const Loss& loss, const CsrView& x, const std::int64_t* order, 
                  const StepContext& context, ThreadPass& pass) {
   auto locate = [&](std::int64_t row) { return std::pair<const CsrView&, std::int64_t>(x, row); };
   for (std::int64_t position = begin; position < end; ++position) {
-    prefetch_ahead(order, position, x.n_rows, locate, alpha, squared_norms, context.local_weights);
+    prefetch_ahead(order, position, x.n_rows, locate, alpha, squared_norms, context.prefetched_weights);
     const std::int64_t row = order[position];
     step_row<Loss, kAtomic>(loss, x, row, alpha[row], squared_norms[row], context, pass);
   }
@@ -260,7 +265,7 @@ void update_resident_rows(const Loss& loss, const ResidentRows& rows, const std:
     return std::pair<const CsrView&, std::int64_t>(rows.chunks[c], index - rows.first[c]);
   };
   for (std::int64_t position = begin; position < end; ++position) {
-    prefetch_ahead(order, position, order_size, locate, alpha, squared_norms, context.local_weights);
+    prefetch_ahead(order, position, order_size, locate, alpha, squared_norms, context.prefetched_weights);
     const std::int64_t index = order[position];
     const std::size_t chunk = chunk_of(index);
     if (step_row<Loss, kAtomic>(loss, rows.chunks[chunk], index - rows.first[chunk], alpha[index],
@@ -425,8 +430,9 @@ void SdcaCpuSolver::initialise(ChunkSource& source, Communicator& communicator, 
 
 template <typename Loss>
 std::int64_t SdcaCpuSolver::epoch(const Loss& loss, ChunkSource& source, double* local_weights, double sigma) {
-  const StepContext context{targets_, local_weights, n_features_, parameters_.intercept_scaling, sigma,
-                            hot_.empty() ? nullptr : &hot_};
+  StepContext context{targets_, local_weights, n_features_, parameters_.intercept_scaling, sigma,
+                      hot_.empty() ? nullptr : &hot_};
+  if (detail::prefetch_weights(static_cast<std::size_t>(n_features_) + 1)) context.prefetched_weights = local_weights;
   if (!resident_.chunks.empty()) {
     // The rows still in the problem (all of them unless shrinking left some out),
     // in a fresh random order: with every row in, the permutation of all rows.
@@ -534,6 +540,15 @@ FitResult SdcaCpuSolver::fit(ChunkSource& source, Communicator& communicator, So
   // one rank solves the whole problem (a CoCoA+ round's sub-problem moves w by
   // gamma afterwards, which the previous pass's range does not bound).
   start_shrinking(parameters_.shrinking && workers == 1 && !resident_.chunks.empty());
+  // The gap pass of a hinge-type loss skips the rows whose loss it can prove 0
+  // (objectives.h, MarginBounds): 24 bytes a row, so only with a resident source.
+  std::unique_ptr<MarginBounds> bounds;
+  if (!resident_.chunks.empty() &&
+      (parameters_.loss == LossKind::Hinge || parameters_.loss == LossKind::SquaredHinge)) {
+    std::vector<double> row_norms(squared_norms_.size());
+    for (std::size_t i = 0; i < row_norms.size(); ++i) row_norms[i] = std::sqrt(squared_norms_[i]);
+    bounds = std::make_unique<MarginBounds>(std::move(row_norms));
+  }
   CocoaAggregation aggregation(workers, parameters_.adaptive_sigma);
   const int local_epochs = workers > 1 ? parameters_.local_epochs : 1;
   std::vector<double> local;         // v, then the round's change; only with several ranks
@@ -579,8 +594,9 @@ FitResult SdcaCpuSolver::fit(ChunkSource& source, Communicator& communicator, So
       }
     }
 
+    if (bounds) bounds->moved_to(weights_.data(), weights_.size());
     ObjectiveSums sums = objective_sums(source, parameters_, weights_.data(), n_features_,
-                                        alpha_.data(), threads_);
+                                        alpha_.data(), threads_, bounds.get());
     double partial[2] = {sums.loss, sums.dual};
     communicator.allreduce_sum(partial, 2);
     sums.loss = partial[0];

@@ -8,7 +8,9 @@
 // the partial sums and adds the global ||w||^2 once (CoCoA+'s certificate).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "snapml/chunk_source.h"
 #include "snapml/solver.h"
@@ -39,6 +41,40 @@ struct RowTargets {
 struct ObjectiveSums {
   double loss = 0.0;  // sum_i C_i loss(y_i, w.x_i) over this rank's rows
   double dual = 0.0;  // sum_i dual_value(y_i, alpha_i, C_i) over this rank's rows
+  std::int64_t rows_bounded = 0;  // rows whose loss MarginBounds proved 0 (no dot product)
+};
+
+// What lets a gap pass skip a row's dot product when its loss is provably 0 (the
+// hinge and squared hinge, 0 wherever y * w.x >= 1). Each row keeps y_i * w.x_i
+// from the pass that last computed it and the drift at that pass, where the drift
+// is the sum over passes of ||w_t - w_(t-1)|| (the caller adds each pass's step with
+// `moved_to`). By Cauchy-Schwarz and the triangle inequality
+//   y_i * w_now.x_i >= margin_i - (drift_now - drift_i) * ||x_i||,
+// so when the right side is at least 1 the loss is 0 without computing the margin:
+// the sums are those of the full pass. `row_norms`: ||x_i|| with the intercept's
+// value, one per row of the source in visiting order. Rows far beyond the margin
+// (most of an SVM's, late in a fit) are skipped until w has moved enough.
+class MarginBounds {
+ public:
+  explicit MarginBounds(std::vector<double> row_norms);
+  // Adds ||weights - the previous call's weights|| to the drift (nothing the first
+  // time); call with the w of each pass, before the pass.
+  void moved_to(const double* weights, std::size_t size);
+  // Whether row i's loss is provably 0 at the current drift.
+  bool beyond_one(std::size_t i) const {
+    return margin_[i] - (drift_ - stamp_[i]) * norm_[i] >= 1.0 + 1e-12 * (1.0 + std::fabs(margin_[i]));
+  }
+  void computed(std::size_t i, double y_margin) {
+    margin_[i] = y_margin;
+    stamp_[i] = drift_;
+  }
+
+ private:
+  std::vector<double> norm_;
+  std::vector<double> margin_;  // -inf until computed: never "beyond one"
+  std::vector<double> stamp_;
+  std::vector<double> previous_;  // w at the last moved_to
+  double drift_ = 0.0;
 };
 
 struct Objectives {
@@ -57,9 +93,11 @@ bool record_round(FitResult& result, const Objectives& objectives, double second
 // n_features + 1 entries (n_features: the global count, at least the source's),
 // the last multiplying the constant `intercept_scaling`; `alpha` holds one entry
 // per row of the source in visiting order, or is nullptr to leave `dual` at 0.
+// `bounds` (hinge and squared hinge; ignored for the other losses), when not
+// nullptr, skips the rows whose loss it proves 0 and records the margins it computes.
 ObjectiveSums objective_sums(ChunkSource& source, const SolverParameters& parameters,
                              const double* weights, std::int32_t n_features, const double* alpha,
-                             int threads);
+                             int threads, MarginBounds* bounds = nullptr);
 
 // Objectives from global sums and the global weights (`size` entries).
 Objectives combine(const ObjectiveSums& sums, const double* weights, std::int64_t size);

@@ -3,6 +3,7 @@
 // warm starts.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <functional>
 
@@ -206,6 +207,56 @@ TEST(SdcaCpu, ObjectiveSumsHaveTheSameBitsForAnyThreadCount) {
     EXPECT_EQ(one.loss, many.loss) << threads << " threads";
     EXPECT_EQ(one.dual, many.dual) << threads << " threads";
   }
+}
+
+// A gap pass with MarginBounds skips the rows whose hinge-type loss it proves 0, and
+// its sums are those of the full pass: after the pass that records the margins,
+// after a small move of w (most rows skipped), and after a large one (none).
+TEST(SdcaCpu, MarginBoundsSkipRowsWithoutChangingTheSums) {
+  RandomProblemOptions o;
+  o.rows = 1500;
+  o.chunk_rows = 500;
+  const Dataset data = random_problem(o);
+  InMemorySource source(data);
+  for (LossKind loss : {LossKind::Hinge, LossKind::SquaredHinge}) {
+    SolverParameters p = tight(loss);
+    p.tol = 1e-6;
+    const Fit fitted = fit(data, p);
+    std::vector<double> norms;
+    for (std::size_t c = 0; c < data.n_chunks(); ++c) {
+      const CsrView x = data.view(c);
+      for (std::int64_t r = 0; r < x.n_rows; ++r) {
+        double squared = p.intercept_scaling * p.intercept_scaling;
+        for (std::int64_t k = x.row_begin(r); k < x.row_end(r); ++k) squared += double(x.values[k]) * x.values[k];
+        norms.push_back(std::sqrt(squared));
+      }
+    }
+    MarginBounds bounds(norms);
+    std::vector<double> w = fitted.state.weights;
+    const double* alpha = fitted.state.alpha.data();
+    for (double move : {0.0, 1e-4, 1e-1}) {
+      for (double& value : w) value += move * value;  // a move of |move| * ||w||
+      bounds.moved_to(w.data(), w.size());
+      const ObjectiveSums full = objective_sums(source, p, w.data(), data.n_features(), alpha, 2);
+      const ObjectiveSums skipped = objective_sums(source, p, w.data(), data.n_features(), alpha, 2, &bounds);
+      EXPECT_NEAR(skipped.loss, full.loss, 1e-12 * full.loss) << loss_name(loss) << " move " << move;
+      EXPECT_EQ(skipped.dual, full.dual);
+      EXPECT_EQ(full.rows_bounded, 0);
+      if (move == 0.0) {
+        EXPECT_EQ(skipped.rows_bounded, 0) << "the first pass computes every margin";
+      } else if (move == 1e-4) {
+        EXPECT_GT(skipped.rows_bounded, o.rows / 4) << loss_name(loss);
+      }
+    }
+  }
+  // Logistic regression's loss is never 0: the bounds are not used.
+  SolverParameters p = tight(LossKind::Logistic);
+  MarginBounds bounds(std::vector<double>(static_cast<std::size_t>(o.rows), 1.0));
+  std::vector<double> w(static_cast<std::size_t>(data.n_features()) + 1, 0.0);
+  bounds.moved_to(w.data(), w.size());
+  objective_sums(source, p, w.data(), data.n_features(), nullptr, 1, &bounds);
+  bounds.moved_to(w.data(), w.size());
+  EXPECT_EQ(objective_sums(source, p, w.data(), data.n_features(), nullptr, 1, &bounds).rows_bounded, 0);
 }
 
 // Shrinking (hinge and squared hinge) leaves rows out of the passes but not out of

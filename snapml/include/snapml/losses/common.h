@@ -81,6 +81,15 @@ struct is_shrinkable : std::false_type {};
 template <typename Loss>
 struct is_shrinkable<Loss, std::void_t<decltype(Loss::kShrinkable)>> : std::bool_constant<Loss::kShrinkable> {};
 
+// Whether a loss is exactly 0 wherever y * margin >= 1 (kZeroBeyondMarginOne): the
+// hinge and the squared hinge. The duality-gap pass skips the rows it can prove
+// are there (snapml/objectives.h, MarginBounds).
+template <typename Loss, typename = void>
+struct is_zero_beyond_margin_one : std::false_type {};
+template <typename Loss>
+struct is_zero_beyond_margin_one<Loss, std::void_t<decltype(Loss::kZeroBeyondMarginOne)>>
+    : std::bool_constant<Loss::kZeroBeyondMarginOne> {};
+
 // Support-vector-regression step (LIBLINEAR's solve_l2r_l1l2_svr). The dual is
 //   max_b  y*b - p*|b| - 0.5 * lambda * b^2 - ...,   -upper_bound <= b <= upper_bound,
 // with G = margin - y + lambda*b and curvature Q = sigma'*||x||^2 + lambda. The

@@ -32,6 +32,7 @@ struct HingeLoss {
   }
   // Shrinking (common.h, svc_shrinks): the dual's gradient along alpha, negated.
   static constexpr bool kShrinkable = true;
+  static constexpr bool kZeroBeyondMarginOne = true;  // loss(y, m) = 0 for y*m >= 1
   SNAPML_HOST_DEVICE bool shrinks(double y, double alpha, double margin, double C, double pg_max_old,
                                   double pg_min_old, double& projected) const {
     return svc_shrinks(y * margin - 1.0 + diag(C) * alpha, alpha, upper_bound(C), pg_max_old, pg_min_old,
