@@ -150,7 +150,8 @@ TrainOptions parse_train_options(int argc, char** argv) {
                                      "or MSE and R2 (regression) on this file");
   auto* history_option = app.add_option(
       "--history", o.history_file,
-      "write a CSV row per epoch: problem, class, epoch, seconds, primal, dual, gap, relative_gap");
+      "write a CSV row per duality-gap certificate (after every epoch; every few in a shrunk SVM fit): "
+      "problem, class, epoch, seconds, primal, dual, gap, relative_gap");
   app.add_option("--format", format, "input format of the training and test files (default auto: binary for "
                                      ".snap or the binary magic, else svmlight)")
       ->check(CLI::IsMember({"auto", "svmlight", "binary"}));

@@ -53,10 +53,13 @@ struct SolverParameters {
   std::uint64_t max_gpu_memory = 0;
   std::uint64_t seed = 0;
   // Called with each record as it is added to FitResult::history (progress
-  // displays); empty: no call.
+  // displays); empty: no call. A record follows every epoch (round), except in a
+  // shrunk fit, whose certificates come once the epochs since the last one have
+  // visited as many rows as the data holds (docs/algorithms.md).
   std::function<void(const EpochRecord&)> on_epoch;
 };
 
+// One duality-gap certificate.
 struct EpochRecord {
   int epoch = 0;         // local epochs done so far
   double seconds = 0.0;  // wall time since fit() began

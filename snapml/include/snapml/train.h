@@ -56,8 +56,8 @@ struct TrainParameters {
   // GPU memory budget per device in bytes for the data (0: no budget). Data that
   // does not fit streams from host memory chunk by chunk (docs/out-of-core.md).
   std::uint64_t max_gpu_memory = 0;
-  // Called after every epoch of every problem with the problem's index (its row
-  // in the model) and the epoch's record, e.g. for a progress display. One-vs-rest
+  // Called with every record of every problem (SolverParameters::on_epoch) with the
+  // problem's index (its row in the model) and the record, e.g. for a progress display. One-vs-rest
   // problems run in parallel, so calls may come from several threads at once.
   std::function<void(int problem, const EpochRecord& record)> on_epoch;
 };

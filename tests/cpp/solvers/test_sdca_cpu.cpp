@@ -261,7 +261,7 @@ TEST(SdcaCpu, MarginBoundsSkipRowsWithoutChangingTheSums) {
 
 // Shrinking (hinge and squared hinge) leaves rows out of the passes but not out of
 // the certificate: with and without it the fit reaches the same optimum, with 1
-// and 2 threads, and with it fewer rows are visited.
+// and 2 threads, and with it fewer rows are visited and fewer certificates taken.
 TEST(SdcaCpu, ShrinkingReachesTheSameOptimumVisitingFewerRows) {
   RandomProblemOptions o;
   o.rows = 1000;
@@ -286,6 +286,14 @@ TEST(SdcaCpu, ShrinkingReachesTheSameOptimumVisitingFewerRows) {
       // hinge (and the hinge needed half the epochs with one thread, an eighth with two).
       EXPECT_LT(shrunk.result.rows_visited, std::int64_t{shrunk.result.epochs} * o.rows * 9 / 10)
           << loss_name(loss) << " " << threads << " threads";
+      // The certificate follows every epoch without shrinking; with it, once the
+      // epochs since the last have visited as many rows as the data holds, and a
+      // fit ends on one.
+      EXPECT_EQ(full.result.history.size(), static_cast<std::size_t>(full.result.epochs));
+      EXPECT_LT(shrunk.result.history.size(), static_cast<std::size_t>(shrunk.result.epochs));
+      EXPECT_EQ(shrunk.result.history.back().epoch, shrunk.result.epochs);
+      for (std::size_t r = 1; r < shrunk.result.history.size(); ++r)
+        EXPECT_LT(shrunk.result.history[r - 1].epoch, shrunk.result.history[r].epoch);
     }
   }
   // Logistic regression does not shrink (its dual variables never reach a bound).
@@ -293,6 +301,7 @@ TEST(SdcaCpu, ShrinkingReachesTheSameOptimumVisitingFewerRows) {
   p.max_epochs = 20;
   const Fit logistic = fit(data, p);
   EXPECT_EQ(logistic.result.rows_visited, std::int64_t{logistic.result.epochs} * o.rows);
+  EXPECT_EQ(logistic.result.history.size(), static_cast<std::size_t>(logistic.result.epochs));
 }
 
 TEST(SdcaCpu, TwoThreadsConvergeToTheSameOptimum) {
