@@ -274,11 +274,17 @@ std::uint64_t solver_state_bytes(std::int64_t n_rows, std::int64_t n_features) {
          8 * (static_cast<std::uint64_t>(std::max<std::int64_t>(n_features, 0)) + 1);
 }
 
+std::uint64_t resident_state_bytes(std::int64_t n_rows, std::int64_t n_features) {
+  return solver_state_bytes(n_rows, n_features) + 48 * static_cast<std::uint64_t>(std::max<std::int64_t>(n_rows, 0));
+}
+
 BinarySourcePlan plan_binary_source(const BinaryFileLayout& layout, std::uint64_t max_memory) {
   BinarySourcePlan plan;
   plan.state_bytes = solver_state_bytes(layout.header.n_rows, layout.header.n_features);
   plan.data_bytes = layout.data_bytes();
-  if (max_memory == 0 || plan.data_bytes + plan.state_bytes <= max_memory) return plan;
+  if (max_memory == 0 ||
+      plan.data_bytes + resident_state_bytes(layout.header.n_rows, layout.header.n_features) <= max_memory)
+    return plan;
   const std::uint64_t largest = std::max<std::uint64_t>(layout.largest_chunk_bytes(), 1);
   const std::uint64_t left = max_memory > plan.state_bytes ? max_memory - plan.state_bytes : 0;
   const std::uint64_t buffers = std::min<std::uint64_t>(3, left / largest);

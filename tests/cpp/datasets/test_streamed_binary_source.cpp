@@ -338,10 +338,15 @@ TEST(MemoryBudget, PlansResidentOrARingThatFits) {
   const BinaryFileLayout layout = read_binary_layout(path);
   const std::uint64_t state = solver_state_bytes(layout.header.n_rows, layout.header.n_features);
   EXPECT_EQ(state, 16u * 4000 + 8u * 301);
+  // Resident, the solver also keeps the epoch's permutation and the SVM losses'
+  // shrinking and margin-bound state: the data stays resident only beside those.
+  const std::uint64_t resident = resident_state_bytes(layout.header.n_rows, layout.header.n_features);
+  EXPECT_EQ(resident, 64u * 4000 + 8u * 301);
   const std::uint64_t largest = layout.largest_chunk_bytes();
   EXPECT_FALSE(plan_binary_source(layout, 0).stream);
-  EXPECT_FALSE(plan_binary_source(layout, layout.header.file_size + state).stream);
-  BinarySourcePlan plan = plan_binary_source(layout, layout.header.file_size + state - 1);
+  EXPECT_FALSE(plan_binary_source(layout, layout.header.file_size + resident).stream);
+  EXPECT_TRUE(plan_binary_source(layout, layout.header.file_size + state).stream);
+  BinarySourcePlan plan = plan_binary_source(layout, layout.header.file_size + resident - 1);
   EXPECT_TRUE(plan.stream);
   EXPECT_EQ(plan.buffers, 3u);
   plan = plan_binary_source(layout, state + 2 * largest);

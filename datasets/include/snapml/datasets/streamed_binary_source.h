@@ -129,6 +129,12 @@ struct BinarySourcePlan {
 // each a row) and the weight vector (8 bytes a feature, plus the intercept).
 std::uint64_t solver_state_bytes(std::int64_t n_rows, std::int64_t n_features);
 
+// What the solver keeps besides resident data: the above, the epoch's permutation
+// of all rows (8 bytes a row) and, for the hinge and squared hinge, the shrinking
+// lists and the gap pass's margin bounds (33 bytes a row): 64 bytes a row in all,
+// rounded up. The data stays resident only when it fits with this beside it.
+std::uint64_t resident_state_bytes(std::int64_t n_rows, std::int64_t n_features);
+
 // The source a memory budget of `max_memory` bytes allows (0: no budget): the
 // whole file when file + state fits, else a ring of up to 3 buffers of the largest
 // chunk (at least 2). Throws InvalidArgument, naming what does not fit and by how
