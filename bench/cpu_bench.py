@@ -254,8 +254,9 @@ def scaling_section(args, results):
             command = tools.ours_command(args.snap_train, loss, 1e-12, threads, str(snap), str(work / "scale.model"),
                                          extra=["--max-iter", str(args.scale_epochs), "--history", str(history), "-q"])
             wall, _ = tools.run_cli(command)
-            seconds = np.loadtxt(history, delimiter=",", skiprows=1, usecols=3, ndmin=1)
-            per_epoch = np.diff(np.concatenate([[0.0], seconds]))
+            # A record is a certificate, which may follow several epochs (a shrunk fit's).
+            epochs, seconds = np.loadtxt(history, delimiter=",", skiprows=1, usecols=(2, 3), ndmin=2).T
+            per_epoch = np.diff(np.concatenate([[0.0], seconds])) / np.diff(np.concatenate([[0.0], epochs]))
             steady = float(np.median(per_epoch[1:]))  # the first epoch also warms caches
             run = {"loss": loss, "threads": threads, "repeat": repeat, "load": loadavg()[0], "wall": wall,
                    "cpu": tools.run_cli.cpu_seconds,

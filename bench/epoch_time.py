@@ -22,8 +22,9 @@ import tempfile
 
 def seconds_per_epoch(history):
     with open(history) as f:
-        seconds = [float(row["seconds"]) for row in csv.DictReader(f)]
-    steps = [b - a for a, b in zip(seconds, seconds[1:])]
+        rows = [(int(row["epoch"]), float(row["seconds"])) for row in csv.DictReader(f)]
+    # A record is a certificate, which may follow several epochs (a shrunk fit's).
+    steps = [(t1 - t0) / (e1 - e0) for (e0, t0), (e1, t1) in zip(rows, rows[1:])]
     if not steps:
         sys.exit("need at least 2 epochs (--max-iter 2 or more, and a tolerance no run reaches)")
     return sum(steps) / len(steps)

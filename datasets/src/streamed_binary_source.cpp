@@ -111,6 +111,7 @@ StreamedBinarySource::StreamedBinarySource(BinaryFileLayout layout, std::size_t 
   require(buffers >= 2, "a streamed source needs at least 2 buffers (one read while the other is used), got " +
                             std::to_string(buffers));
   slot_words_ = static_cast<std::size_t>((layout_.largest_chunk_bytes() + 7) / 8);
+  checksummed_.assign(layout_.table.size(), 0);
   slots_.resize(buffers);
   // new T[n] without () leaves the words untouched: a buffer's pages join the
   // resident set when a chunk is read into them, never for a larger ring than used.
@@ -164,7 +165,8 @@ void StreamedBinarySource::read_chunk(std::size_t index, unsigned char* into) co
                      "chunk " + std::to_string(in_file) + " truncated: expected " + std::to_string(size) +
                          " bytes at byte " + std::to_string(e.offset) + ", found " + std::to_string(got) +
                          " (the file was cut short after it was opened)");
-  verify_binary_chunk(layout_.path, in_file, e, n_features(), layout_.has_weights(), into);
+  verify_binary_chunk(layout_.path, in_file, e, n_features(), layout_.has_weights(), into, !checksummed_[index]);
+  checksummed_[index] = 1;
 }
 
 void StreamedBinarySource::read_ahead() {

@@ -505,8 +505,10 @@ void SdcaCpuSolver::start_shrinking(bool enabled) {
 }
 
 void SdcaCpuSolver::bring_every_row_back() {
-  active_.resize(static_cast<std::size_t>(n_rows_));
-  for (std::int64_t i = 0; i < n_rows_; ++i) active_[static_cast<std::size_t>(i)] = i;
+  // Only a resident epoch orders rows by this list; a streamed one permutes each
+  // chunk and must keep to the 16 bytes a row its memory budget counts.
+  active_.resize(resident_.chunks.empty() ? 0 : static_cast<std::size_t>(n_rows_));
+  for (std::size_t i = 0; i < active_.size(); ++i) active_[i] = static_cast<std::int64_t>(i);
   left_out_.assign(shrinking_ ? static_cast<std::size_t>(n_rows_) : 0, 0);
   pg_max_old_ = HUGE_VAL;
   pg_min_old_ = -HUGE_VAL;

@@ -220,6 +220,34 @@ TEST(StreamedBinarySource, BitFlipMidStreamFailsNamingFileAndChunk) {
   EXPECT_THROW(streamed.next(x), InputError);  // stays failed until reset()
 }
 
+// A chunk's checksum is verified on its first read only (as the mapped reader's),
+// but the invariants that keep a solver in bounds are checked on every read: a
+// column index rewritten in place after the first pass is refused on the next.
+TEST(StreamedBinarySource, EveryPassChecksTheIndicesAChecksumIsVerifiedOnce) {
+  const std::string path = write_file("streamed_rewritten.snap");
+  const BinaryFileLayout layout = read_binary_layout(path);
+  StreamedBinarySource streamed(path, 2);
+  CsrView x;
+  std::size_t chunks = 0;
+  while (streamed.next(x)) ++chunks;  // a whole pass: every checksum verified
+  ASSERT_EQ(chunks, layout.table.size());
+  std::vector<unsigned char> bytes = read_bytes(path);
+  const BinaryChunkEntry& e = layout.table[3];
+  const std::uint64_t first_index = e.offset + 8 * (static_cast<std::uint64_t>(e.n_rows) + 1) + 8 * e.n_rows;
+  const std::int32_t outside = 1 << 30;
+  std::memcpy(bytes.data() + first_index, &outside, sizeof outside);
+  write_bytes(path, bytes);  // in place: the open descriptor sees it
+  streamed.reset();
+  try {
+    while (streamed.next(x)) {
+    }
+    ADD_FAILURE() << "a column index beyond n_features was handed out";
+  } catch (const InputError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("chunk 3 is malformed: column index 1073741824"), std::string::npos) << message;
+  }
+}
+
 TEST(StreamedBinarySource, StreamsARanksShareOfTheChunks) {
   const std::string path = write_file("streamed_share.snap", 4000, 300);  // 14 chunks
   const MappedBinaryFile mapped(path);

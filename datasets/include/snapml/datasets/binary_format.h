@@ -110,11 +110,12 @@ std::vector<BinaryChunkEntry> check_binary_table(const std::string& path, const 
 // aligned), not verified.
 CsrView binary_chunk_view(const BinaryChunkEntry& entry, std::int32_t n_features, bool has_weights,
                           const unsigned char* bytes);
-// The chunk's checksum and the invariants a solver relies on to stay in bounds
-// (offsets monotonic, last offset == nnz, column indices < n_features); the error
-// names chunk `index`.
+// The chunk's checksum (unless `checksum` is false) and the invariants a solver
+// relies on to stay in bounds (offsets monotonic, last offset == nnz, column
+// indices < n_features); the error names chunk `index`.
 void verify_binary_chunk(const std::string& path, std::size_t index, const BinaryChunkEntry& entry,
-                         std::int32_t n_features, bool has_weights, const unsigned char* bytes);
+                         std::int32_t n_features, bool has_weights, const unsigned char* bytes,
+                         bool checksum = true);
 
 // A read-only memory map of a binary file. Opening validates the magic, version,
 // flags, header checksum and that the chunk table describes contiguous chunks that

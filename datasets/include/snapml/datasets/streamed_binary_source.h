@@ -49,8 +49,11 @@ BinaryFileLayout read_binary_layout(const std::string& path);
 // The chunks of a binary file in file order (or a given order: reset_in_order),
 // read ahead by a background thread
 // into `buffers` (>= 2) ring buffers. Not resident: a view from next() is valid
-// until the following next() or reset(). Every chunk is checksummed and checked
-// each time it is read (the file is read again every pass). A reader error (a
+// until the following next() or reset(). A chunk's checksum is verified the first
+// time this source reads it, as the memory-mapped reader does (the file must not be
+// rewritten in place while training: a file renamed over it is not seen, the
+// descriptor keeps the old one); the invariants that keep a solver in bounds are
+// checked every time it is read (the file is read again every pass). A reader error (a
 // chunk that fails its checks, a file truncated or unreadable after opening) is
 // thrown from the next() call that would have returned that chunk, as InputError
 // or IoError naming the file and the chunk. The thread is stopped and joined by
@@ -115,6 +118,8 @@ class StreamedBinarySource final : public ChunkSource {
   // The pass's chunk order; empty: file order. Changed only while the reader is
   // stopped (it reads it without the lock).
   std::vector<std::size_t> order_;
+  // Per chunk: its checksum was verified. Used by the reader thread only.
+  mutable std::vector<unsigned char> checksummed_;  // written by read_chunk() (const: it reads)
 };
 
 // What plan_binary_source() decided.
