@@ -20,13 +20,21 @@ import sys
 import tempfile
 
 
-def seconds_per_epoch(history):
+def epoch_steps(history):
+    """Seconds per epoch between consecutive records of a snap-train --history file.
+
+    The first record, which carries the one-off passes, only starts the count. A
+    record is a certificate, which may follow several epochs (a shrunk fit's)."""
     with open(history) as f:
         rows = [(int(row["epoch"]), float(row["seconds"])) for row in csv.DictReader(f)]
-    # A record is a certificate, which may follow several epochs (a shrunk fit's).
     steps = [(t1 - t0) / (e1 - e0) for (e0, t0), (e1, t1) in zip(rows, rows[1:])]
     if not steps:
-        sys.exit("need at least 2 epochs (--max-iter 2 or more, and a tolerance no run reaches)")
+        sys.exit("need at least 2 records (--max-iter 2 or more, and a tolerance no run reaches)")
+    return steps
+
+
+def seconds_per_epoch(history):
+    steps = epoch_steps(history)
     return sum(steps) / len(steps)
 
 

@@ -19,13 +19,14 @@ sharing the cores. The best of --repeat runs is reported.
 """
 
 import argparse
-import csv
 import datetime
 import os
 import pathlib
 import platform
 import subprocess
 import sys
+
+from epoch_time import epoch_steps  # bench/, beside this script
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 
@@ -45,11 +46,7 @@ def peak_bytes(stderr):
 
 
 def seconds_per_epoch(history):
-    with open(history) as f:
-        rows = [(int(row["epoch"]), float(row["seconds"])) for row in csv.DictReader(f)]
-    # The first epoch carries the one-off passes (labels, norms, w(alpha)). A record
-    # is a certificate, which may follow several epochs (a shrunk fit's).
-    steps = [(t1 - t0) / (e1 - e0) for (e0, t0), (e1, t1) in zip(rows, rows[1:])]
+    steps = epoch_steps(history)
     return min(steps), sum(steps) / len(steps)
 
 

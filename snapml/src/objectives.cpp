@@ -152,10 +152,8 @@ SNAPML_OMP(parallel for num_threads(threads) schedule(dynamic, 1))
 
 }  // namespace
 
-MarginBounds::MarginBounds(std::vector<double> row_norms)
-    : norm_(std::move(row_norms)),
-      margin_(norm_.size(), -HUGE_VAL),
-      stamp_(norm_.size(), 0.0) {}
+MarginBounds::MarginBounds(const double* squared_norms, std::size_t n_rows)
+    : squared_norms_(squared_norms), margin_(n_rows, -HUGE_VAL), stamp_(n_rows, 0.0) {}
 
 void MarginBounds::moved_to(const double* weights, std::size_t size) {
   if (previous_.size() == size) {

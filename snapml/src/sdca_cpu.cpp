@@ -163,7 +163,9 @@ inline bool step_row(const Loss& loss, const CsrView& x, std::int64_t row, doubl
   if constexpr (losses::is_shrinkable<Loss>::value) {
     if (context.shrink != nullptr) {
       double projected = 0.0;
-      if (loss.shrinks(y, old_alpha, margin, cost, context.shrink->pg_max_old, context.shrink->pg_min_old, projected))
+      if (losses::svc_shrinks(losses::svc_gradient(y, old_alpha, margin, Loss::diag(cost)), old_alpha,
+                              Loss::upper_bound(cost), context.shrink->pg_max_old, context.shrink->pg_min_old,
+                              projected))
         return true;
       pass.pg_max = std::max(pass.pg_max, projected);
       pass.pg_min = std::min(pass.pg_min, projected);
@@ -267,9 +269,8 @@ void update_resident_rows(const Loss& loss, const ResidentRows& rows, const std:
   for (std::int64_t position = begin; position < end; ++position) {
     prefetch_ahead(order, position, order_size, locate, alpha, squared_norms, context.prefetched_weights);
     const std::int64_t index = order[position];
-    const std::size_t chunk = chunk_of(index);
-    if (step_row<Loss, kAtomic>(loss, rows.chunks[chunk], index - rows.first[chunk], alpha[index],
-                                squared_norms[index], context, pass))
+    const auto [x, row] = locate(index);
+    if (step_row<Loss, kAtomic>(loss, x, row, alpha[index], squared_norms[index], context, pass))
       left_out[index] = 1;  // only with shrinking: step_row returns false otherwise
   }
 }
@@ -494,8 +495,8 @@ SNAPML_OMP(parallel num_threads(team))
 // previous pass's largest violation, is left out of the following passes. LIBLINEAR
 // brings every row back when the passes over the rest have converged to its
 // tolerance on the projected gradient; the certificate here is the duality gap over
-// all rows (computed after every epoch, shrunk rows included), so the rows come
-// back each time the projected gradient range of the rows still visited has fallen
+// all rows (shrunk rows included; fit() takes it once the epochs since the last one
+// have visited as many rows as the data holds), so the rows come back each time the projected gradient range of the rows still visited has fallen
 // tenfold since the last time they did: a row left out wrongly is back within a
 // factor ten of progress, and the gap, not the shrunk problem, decides when to stop.
 void SdcaCpuSolver::start_shrinking(bool enabled) {
@@ -543,14 +544,11 @@ FitResult SdcaCpuSolver::fit(ChunkSource& source, Communicator& communicator, So
   // gamma afterwards, which the previous pass's range does not bound).
   start_shrinking(parameters_.shrinking && workers == 1 && !resident_.chunks.empty());
   // The gap pass of a hinge-type loss skips the rows whose loss it can prove 0
-  // (objectives.h, MarginBounds): 24 bytes a row, so only with a resident source.
+  // (objectives.h, MarginBounds): 16 bytes a row, so only with a resident source.
   std::unique_ptr<MarginBounds> bounds;
   if (!resident_.chunks.empty() &&
-      (parameters_.loss == LossKind::Hinge || parameters_.loss == LossKind::SquaredHinge)) {
-    std::vector<double> row_norms(squared_norms_.size());
-    for (std::size_t i = 0; i < row_norms.size(); ++i) row_norms[i] = std::sqrt(squared_norms_[i]);
-    bounds = std::make_unique<MarginBounds>(std::move(row_norms));
-  }
+      (parameters_.loss == LossKind::Hinge || parameters_.loss == LossKind::SquaredHinge))
+    bounds = std::make_unique<MarginBounds>(squared_norms_.data(), squared_norms_.size());
   CocoaAggregation aggregation(workers, parameters_.adaptive_sigma);
   const int local_epochs = workers > 1 ? parameters_.local_epochs : 1;
   std::vector<double> local;         // v, then the round's change; only with several ranks

@@ -51,18 +51,21 @@ struct ObjectiveSums {
 // `moved_to`). By Cauchy-Schwarz and the triangle inequality
 //   y_i * w_now.x_i >= margin_i - (drift_now - drift_i) * ||x_i||,
 // so when the right side is at least 1 the loss is 0 without computing the margin:
-// the sums are those of the full pass. `row_norms`: ||x_i|| with the intercept's
-// value, one per row of the source in visiting order. Rows far beyond the margin
-// (most of an SVM's, late in a fit) are skipped until w has moved enough.
+// the sums are those of the full pass. `squared_norms`: ||x_i||^2 with the
+// intercept's value squared, one per row of the source in visiting order (the
+// solver's cached step curvatures; they must outlive the bounds). Rows far beyond
+// the margin (most of an SVM's, late in a fit) are skipped until w has moved enough.
 class MarginBounds {
  public:
-  explicit MarginBounds(std::vector<double> row_norms);
+  MarginBounds(const double* squared_norms, std::size_t n_rows);
   // Adds ||weights - the previous call's weights|| to the drift (nothing the first
   // time); call with the w of each pass, before the pass.
   void moved_to(const double* weights, std::size_t size);
   // Whether row i's loss is provably 0 at the current drift.
   bool beyond_one(std::size_t i) const {
-    return margin_[i] - (drift_ - stamp_[i]) * norm_[i] >= 1.0 + 1e-12 * (1.0 + std::fabs(margin_[i]));
+    if (!(margin_[i] >= 1.0)) return false;  // never beyond once below: skip the sqrt
+    return margin_[i] - (drift_ - stamp_[i]) * std::sqrt(squared_norms_[i]) >=
+           1.0 + 1e-12 * (1.0 + std::fabs(margin_[i]));
   }
   void computed(std::size_t i, double y_margin) {
     margin_[i] = y_margin;
@@ -70,7 +73,7 @@ class MarginBounds {
   }
 
  private:
-  std::vector<double> norm_;
+  const double* squared_norms_;
   std::vector<double> margin_;  // -inf until computed: never "beyond one"
   std::vector<double> stamp_;
   std::vector<double> previous_;  // w at the last moved_to

@@ -229,11 +229,15 @@ TEST(LossShrinking, LeavesOutOnlyBeyondLastPassesViolations) {
   EXPECT_EQ(projected, -5.0);
   // The first pass (infinite thresholds) leaves nothing out.
   EXPECT_FALSE(svc_shrinks(1e300, 0.0, 1.0, HUGE_VAL, -HUGE_VAL, projected));
-  // The losses pass G = y*margin - 1 + diag*alpha.
-  EXPECT_TRUE(SquaredHingeLoss{}.shrinks(1.0, 0.0, 3.0, 1.0, 1.0, -1.0, projected));   // G = 2 > 1
-  EXPECT_FALSE(SquaredHingeLoss{}.shrinks(-1.0, 0.0, 3.0, 1.0, 1.0, -1.0, projected));  // G = -4
+  // The gradient the solver passes, G = y*margin - 1 + diag*alpha, with each loss's table.
+  using snapml::losses::svc_gradient;
+  EXPECT_TRUE(svc_shrinks(svc_gradient(1.0, 0.0, 3.0, SquaredHingeLoss::diag(1.0)), 0.0,
+                          SquaredHingeLoss::upper_bound(1.0), 1.0, -1.0, projected));  // G = 2 > 1
+  EXPECT_FALSE(svc_shrinks(svc_gradient(-1.0, 0.0, 3.0, SquaredHingeLoss::diag(1.0)), 0.0,
+                           SquaredHingeLoss::upper_bound(1.0), 1.0, -1.0, projected));  // G = -4
   EXPECT_EQ(projected, -4.0);
-  EXPECT_TRUE(HingeLoss{}.shrinks(1.0, 2.0, -3.0, 2.0, 1.0, -1.0, projected));  // at C = 2, G = -4 < -1
+  EXPECT_TRUE(svc_shrinks(svc_gradient(1.0, 2.0, -3.0, HingeLoss::diag(2.0)), 2.0, HingeLoss::upper_bound(2.0),
+                          1.0, -1.0, projected));  // at C = 2, G = -4 < -1
   static_assert(snapml::losses::is_shrinkable<HingeLoss>::value);
   static_assert(snapml::losses::is_shrinkable<SquaredHingeLoss>::value);
   static_assert(!snapml::losses::is_shrinkable<LogisticLoss>::value);

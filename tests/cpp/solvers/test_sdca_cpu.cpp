@@ -222,16 +222,16 @@ TEST(SdcaCpu, MarginBoundsSkipRowsWithoutChangingTheSums) {
     SolverParameters p = tight(loss);
     p.tol = 1e-6;
     const Fit fitted = fit(data, p);
-    std::vector<double> norms;
+    std::vector<double> squared_norms;  // with the intercept, as the solver caches them
     for (std::size_t c = 0; c < data.n_chunks(); ++c) {
       const CsrView x = data.view(c);
       for (std::int64_t r = 0; r < x.n_rows; ++r) {
         double squared = p.intercept_scaling * p.intercept_scaling;
         for (std::int64_t k = x.row_begin(r); k < x.row_end(r); ++k) squared += double(x.values[k]) * x.values[k];
-        norms.push_back(std::sqrt(squared));
+        squared_norms.push_back(squared);
       }
     }
-    MarginBounds bounds(norms);
+    MarginBounds bounds(squared_norms.data(), squared_norms.size());
     std::vector<double> w = fitted.state.weights;
     const double* alpha = fitted.state.alpha.data();
     for (double move : {0.0, 1e-4, 1e-1}) {
@@ -251,7 +251,8 @@ TEST(SdcaCpu, MarginBoundsSkipRowsWithoutChangingTheSums) {
   }
   // Logistic regression's loss is never 0: the bounds are not used.
   SolverParameters p = tight(LossKind::Logistic);
-  MarginBounds bounds(std::vector<double>(static_cast<std::size_t>(o.rows), 1.0));
+  const std::vector<double> ones(static_cast<std::size_t>(o.rows), 1.0);
+  MarginBounds bounds(ones.data(), ones.size());
   std::vector<double> w(static_cast<std::size_t>(data.n_features()) + 1, 0.0);
   bounds.moved_to(w.data(), w.size());
   objective_sums(source, p, w.data(), data.n_features(), nullptr, 1, &bounds);

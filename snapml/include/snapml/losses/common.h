@@ -41,10 +41,14 @@ SNAPML_HOST_DEVICE SNAPML_INLINE double clamp_to(double value, double lower, dou
 // whose gradient along alpha_i, negated, is G = y*margin - 1 + diag*alpha, and whose
 // curvature is Q = sigma'*||x||^2 + diag. The exact step is the Newton step
 // clipped to the box; hinge and squared hinge differ only in (diag, upper_bound).
+SNAPML_HOST_DEVICE SNAPML_INLINE double svc_gradient(double y, double alpha, double margin, double diag) {
+  return y * margin - 1.0 + diag * alpha;
+}
+
 SNAPML_HOST_DEVICE SNAPML_INLINE double svc_step(double y, double alpha, double margin,
                                                  double scaled_sq_norm, double diag,
                                                  double upper_bound) {
-  const double gradient = y * margin - 1.0 + diag * alpha;
+  const double gradient = svc_gradient(y, alpha, margin, diag);
   const double curvature = scaled_sq_norm + diag;
   // An empty row with diag 0 (hinge) has a linear sub-problem: go to the end the
   // gradient points to.
@@ -59,7 +63,8 @@ SNAPML_HOST_DEVICE SNAPML_INLINE double svc_step(double y, double alpha, double 
 // next passes until the solver brings every coordinate back. Otherwise
 // `projected` receives the projected gradient (0 at a bound G points out of), whose
 // range over a pass measures how far the pass's coordinates are from optimal.
-// Returns true when the coordinate is to be left out.
+// Returns true when the coordinate is to be left out. A loss with kShrinkable
+// (hinge, squared hinge) has the (diag, upper_bound) table svc_step uses.
 SNAPML_HOST_DEVICE SNAPML_INLINE bool svc_shrinks(double gradient, double alpha, double upper_bound,
                                                   double pg_max_old, double pg_min_old, double& projected) {
   projected = 0.0;
@@ -75,7 +80,8 @@ SNAPML_HOST_DEVICE SNAPML_INLINE bool svc_shrinks(double gradient, double alpha,
   return false;
 }
 
-// Whether a loss struct has the shrinking test (kShrinkable and shrinks()).
+// Whether a loss struct is shrinkable (kShrinkable: svc_shrinks with its diag and
+// upper_bound).
 template <typename Loss, typename = void>
 struct is_shrinkable : std::false_type {};
 template <typename Loss>

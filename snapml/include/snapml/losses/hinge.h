@@ -30,14 +30,8 @@ struct HingeLoss {
                                  double sigma) const {
     return svc_step(y, alpha, margin, sigma * sq_norm, diag(C), upper_bound(C));
   }
-  // Shrinking (common.h, svc_shrinks): the dual's gradient along alpha, negated.
-  static constexpr bool kShrinkable = true;
+  static constexpr bool kShrinkable = true;           // common.h, svc_shrinks
   static constexpr bool kZeroBeyondMarginOne = true;  // loss(y, m) = 0 for y*m >= 1
-  SNAPML_HOST_DEVICE bool shrinks(double y, double alpha, double margin, double C, double pg_max_old,
-                                  double pg_min_old, double& projected) const {
-    return svc_shrinks(y * margin - 1.0 + diag(C) * alpha, alpha, upper_bound(C), pg_max_old, pg_min_old,
-                       projected);
-  }
   // The dual point the optimality conditions pair with a primal w (warm start from
   // weights): alpha = C where the hinge is active, 0 elsewhere.
   SNAPML_HOST_DEVICE double alpha_from_margin(double y, double margin, double C) const {

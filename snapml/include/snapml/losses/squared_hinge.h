@@ -35,14 +35,8 @@ struct SquaredHingeLoss {
                                  double sigma) const {
     return svc_step(y, alpha, margin, sigma * sq_norm, diag(C), upper_bound(C));
   }
-  // Shrinking (common.h, svc_shrinks): the dual's gradient along alpha, negated.
-  static constexpr bool kShrinkable = true;
+  static constexpr bool kShrinkable = true;           // common.h, svc_shrinks
   static constexpr bool kZeroBeyondMarginOne = true;  // loss(y, m) = 0 for y*m >= 1
-  SNAPML_HOST_DEVICE bool shrinks(double y, double alpha, double margin, double C, double pg_max_old,
-                                  double pg_min_old, double& projected) const {
-    return svc_shrinks(y * margin - 1.0 + diag(C) * alpha, alpha, upper_bound(C), pg_max_old, pg_min_old,
-                       projected);
-  }
   // Optimality pairs w with alpha = 2C * max(0, 1 - y*margin).
   SNAPML_HOST_DEVICE double alpha_from_margin(double y, double margin, double C) const {
     const double slack = 1.0 - y * margin;
