@@ -1,4 +1,4 @@
-// Hands the GPU solver to the core's solver factory (snapml/solver_factory.h).
+// Hands the GPU solver's session to the core's solver factory (snapml/solver_factory.h).
 //
 // This file is not part of the snapml_cuda archive: the INTERFACE target snapml_all
 // lists it as a source, so it is compiled into every program that links snapml_all,
@@ -11,7 +11,7 @@
 namespace {
 
 [[maybe_unused]] const bool gpu_solver_registered = [] {
-  snapml::register_gpu_solver_factory(&snapml::cuda::make_sdca_gpu_solver);
+  snapml::register_gpu_session_factory(&snapml::cuda::make_sdca_gpu_session);
   return true;
 }();
 

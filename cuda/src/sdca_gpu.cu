@@ -28,6 +28,7 @@
 #include "sdca_gpu_kernels.h"
 #include "snapml/cuda/check.h"
 #include "snapml/cuda/row_dots.h"
+#include "snapml/dual_start.h"
 
 namespace snapml::cuda::detail {
 namespace {
@@ -92,15 +93,10 @@ __global__ void __launch_bounds__(kThreads)
                                 scratch);
     if (threadIdx.x == 0) {
       const double y = rows.target[row];
-      double alpha;
-      if (start == StartFrom::Alpha) {
-        const losses::DualInterval interval = loss.interval(cost);
-        alpha = losses::clamp_to(rows.alpha[row], interval.lower, interval.upper);
-      } else if (start == StartFrom::Weights) {
-        alpha = loss.alpha_from_margin(y, dot + w.bias_value * start_weights[w.bias_index], cost);
-      } else {
-        alpha = loss.initial_alpha(cost);
-      }
+      const bool from_weights = start == StartFrom::Weights;
+      const double margin = from_weights ? dot + w.bias_value * start_weights[w.bias_index] : 0.0;
+      const double alpha =
+          starting_alpha(loss, start, start == StartFrom::Alpha ? rows.alpha[row] : 0.0, margin, y, cost);
       rows.alpha[row] = alpha;
       scale = alpha * Loss::coefficient(y);
       if (scale != 0.0) atomicAdd(w.weights + w.bias_index, scale * w.bias_value);

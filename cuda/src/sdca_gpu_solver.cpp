@@ -3,16 +3,13 @@
 //
 // Each entry of device_ids is one CoCoA+ worker (Ma, Smith, Jaggi et al. 2015)
 // owning a contiguous row range of this rank's data and its own copy v of w on
-// its device; with K workers over all devices and ranks, a round is
-//   v_k = w;  H local TPA-SCD epochs on every worker (the step sees
-//   sigma' * ||x_i||^2 and adds sigma' * delta * x_i to v_k);
-//   w += gamma * allreduce_sum(sum_k (v_k - w) / sigma')
-// with sigma' and gamma from the rule the CPU solver uses (snapml/cocoa.h; gamma < 1
-// scales the round's alpha changes on every device, from round_alpha)
-// exactly the round of the CPU solver (snapml/src/sdca_cpu.cpp), whose aggregation
-// goes through the Communicator: the workers of one process are summed on the host
-// in worker order, then the Communicator sums the processes. With one worker v is
-// w itself and a round is one plain TPA-SCD epoch.
+// its device. The round (v_k = w; H local TPA-SCD epochs on every worker, whose
+// step sees sigma' * ||x_i||^2 and adds sigma' * delta * x_i to v_k; the
+// aggregation with sigma' and gamma; the certificate) is run_cocoa_rounds's
+// (snapml/cocoa_round.h), the one the CPU solver runs; this solver is its
+// RoundBackend. The workers of one process are summed on the host in worker
+// order, then the Communicator sums the processes. With one worker v is w itself,
+// stays on the device between epochs, and a round is one plain TPA-SCD epoch.
 //
 // The certificate is the CPU definition (objectives.h): per-row sums of C_i loss
 // and of the dual values on the device in double (deterministic block partials),
@@ -33,6 +30,7 @@
 #include <string>
 
 #include "device_chunks.h"
+#include "gpu_session.h"
 #include "sdca_gpu_kernels.h"
 #include "snapml/cuda/check.h"
 #include "snapml/cuda/device_buffer.h"
@@ -41,7 +39,7 @@
 #include "snapml/cuda/permutation.h"
 #include "snapml/cuda/sdca_gpu.h"
 #include "snapml/cuda/stream_plan.h"
-#include "snapml/cocoa.h"
+#include "snapml/cocoa_round.h"
 #include "snapml/error.h"
 #include "snapml/objectives.h"
 
@@ -49,6 +47,9 @@ namespace snapml::cuda {
 namespace {
 
 using detail::DeviceChunks;
+using detail::DeviceRows;
+using detail::GpuDevices;
+using detail::UploadKey;
 using detail::LossSetup;
 using detail::RowData;
 using detail::WeightsView;
@@ -64,10 +65,11 @@ std::string gibibytes(std::size_t bytes) {
   return std::to_string(static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0)).substr(0, 5) + " GiB";
 }
 
-// One CoCoA+ worker: a device, its row range (resident or streamed chunks) and
-// the per-row state of every one of its rows.
+// One CoCoA+ worker: a device and its row range (resident or streamed chunks),
+// both the session's (gpu_session.h), and the per-row state of every one of its
+// rows for this problem.
 struct Worker {
-  explicit Worker(int device_id) : resources(device_id), chunks(resources) {}
+  explicit Worker(DeviceRows& device) : resources(device.resources), chunks(device.chunks) {}
 
   RowData rows(std::size_t chunk) {
     const auto first = static_cast<std::size_t>(chunks.first_row(chunk));
@@ -76,9 +78,9 @@ struct Worker {
   std::int64_t n_rows() const { return chunks.n_rows(); }
   cudaStream_t stream() const { return resources.compute_stream(); }
 
-  DeviceResources resources;
+  DeviceResources& resources;
+  DeviceChunks& chunks;
   std::uint64_t id = 0;  // over all ranks: keys this worker's permutations
-  DeviceChunks chunks;   // after resources: its ring is freed while the streams live
   std::vector<double> host_target;  // filled while the chunks are first read
   std::vector<double> host_cost;
   DeviceBuffer<double> target;
@@ -90,53 +92,73 @@ struct Worker {
   DeviceBuffer<double> partials;  // 2 * kObjectiveBlocks per chunk
 };
 
-class SdcaGpuSolver final : public Solver {
+class SdcaGpuSolver final : public Solver, private RoundBackend {
  public:
-  SdcaGpuSolver(const SolverParameters& parameters, std::vector<int> device_ids)
-      : parameters_(parameters), device_ids_(std::move(device_ids)) {
+  SdcaGpuSolver(const SolverParameters& parameters, std::shared_ptr<GpuDevices> devices)
+      : parameters_(parameters), devices_(std::move(devices)) {
     validate(parameters_);
   }
   FitResult fit(ChunkSource& source, Communicator& communicator, SolverState& state) override;
 
  private:
   void prepare(ChunkSource& source, Communicator& communicator);
-  void prepare_resident(ChunkSource& source);
-  void prepare_streamed(ChunkSource& source);
+  // `upload`: the rows are not on the devices yet (else only their targets and
+  // costs are read from the source).
+  void prepare_resident(ChunkSource& source, bool upload);
+  void prepare_streamed(ChunkSource& source, bool upload);
   void add_rows(Worker& worker, const CsrView& x, std::int64_t begin, std::int64_t end);
   void add_targets(Worker& worker, const CsrView& x, std::int64_t begin, std::int64_t end);
   void allocate_state(Worker& worker);
   std::vector<std::size_t> epoch_order(const Worker& worker, int epoch_index) const;
   void initialise(SolverState& state, Communicator& communicator);
   void epoch(Worker& worker, const LossSetup& loss, double sigma, int epoch_index);
-  void aggregate(Communicator& communicator, CocoaAggregation& aggregation);
-  Objectives objectives(Communicator& communicator, int next_epoch);
+
+  // RoundBackend: this process's devices are CoCoA+ workers (cocoa_round.h).
+  std::int64_t n_rows() const override;
+  std::size_t weight_count() const override { return static_cast<std::size_t>(n_features_) + 1; }
+  void begin_round() override;
+  std::int64_t epoch(int epoch_index, double sigma, double newton_tolerance) override;
+  void local_change(double sigma, double* change) override;
+  void apply_change(double gamma, const double* change) override;
+  void scale_alpha(double gamma) override;
+  ObjectiveSums objective_sums(int next_epoch) override;
+  double squared_weight_norm() override;
+
   WeightsView weights_view(Worker& worker) const {
     return {worker.weights.data(), n_features_, parameters_.intercept_scaling};
   }
   std::vector<double> download_alpha();
 
   SolverParameters parameters_;
-  std::vector<int> device_ids_;
+  std::shared_ptr<GpuDevices> devices_;  // the session's devices and uploaded rows
   RowTargets targets_;
   std::int32_t n_features_ = 0;  // global: the largest over ranks
   std::int64_t total_workers_ = 1;
   std::vector<std::unique_ptr<Worker>> workers_;
-  std::vector<double> weights_;  // w, the same on every rank
+  // w, the same on every rank: on the host only with several workers in all (the
+  // round's aggregation); with one, w is the worker's v and stays on its device.
+  std::vector<double> weights_;
   std::map<int, std::uint64_t> budgeted_bytes_;  // per device, against max_gpu_memory (resident rows)
 };
 
 void SdcaGpuSolver::prepare(ChunkSource& source, Communicator& communicator) {
   targets_ = RowTargets::from(parameters_);
-  std::int64_t sizes[2] = {source.n_features(), static_cast<std::int64_t>(device_ids_.size())};
+  const std::vector<int>& device_ids = devices_->device_ids();
+  std::int64_t sizes[2] = {source.n_features(), static_cast<std::int64_t>(device_ids.size())};
   communicator.allreduce_max(sizes, 2);
   n_features_ = static_cast<std::int32_t>(sizes[0]);
-  total_workers_ = static_cast<std::int64_t>(device_ids_.size());
+  total_workers_ = static_cast<std::int64_t>(device_ids.size());
   communicator.allreduce_sum(&total_workers_, 1);
 
+  // The rows an earlier problem of the session uploaded from this source stay.
+  const UploadKey key{&source, source.n_rows(), source.nnz(), source.n_chunks(), n_features_, total_workers_,
+                      parameters_.max_gpu_memory};
+  const bool upload = !devices_->holds(key);
+  auto& devices = upload ? devices_->reset() : devices_->workers();
   workers_.clear();
   budgeted_bytes_.clear();
-  for (std::size_t k = 0; k < device_ids_.size(); ++k) {
-    workers_.push_back(std::make_unique<Worker>(device_ids_[k]));
+  for (std::size_t k = 0; k < devices.size(); ++k) {
+    workers_.push_back(std::make_unique<Worker>(*devices[k]));
     workers_.back()->id = static_cast<std::uint64_t>(communicator.rank()) * static_cast<std::uint64_t>(sizes[1]) + k;
   }
 
@@ -146,13 +168,14 @@ void SdcaGpuSolver::prepare(ChunkSource& source, Communicator& communicator) {
   if (budget > 0 && workers_.size() == 1 &&
       resident_device_bytes(source.n_rows(), source.nnz(), source.n_chunks(), n_features_, total_workers_ > 1) >
           budget)
-    prepare_streamed(source);
+    prepare_streamed(source, upload);
   else
-    prepare_resident(source);
+    prepare_resident(source, upload);
   for (auto& worker : workers_) allocate_state(*worker);
+  if (upload) devices_->uploaded(key);
 }
 
-void SdcaGpuSolver::prepare_resident(ChunkSource& source) {
+void SdcaGpuSolver::prepare_resident(ChunkSource& source, bool upload) {
   // Worker k owns rows [rows * k / K, rows * (k + 1) / K) of the visiting order; a
   // chunk that straddles a boundary is cut there.
   const std::int64_t rows = source.n_rows();
@@ -167,7 +190,10 @@ void SdcaGpuSolver::prepare_resident(ChunkSource& source) {
     for (std::int64_t k = 0; k < count; ++k) {
       const std::int64_t begin = std::max(boundary(k), offset) - offset;
       const std::int64_t end = std::min(boundary(k + 1), offset + x.n_rows) - offset;
-      if (begin < end) add_rows(*workers_[static_cast<std::size_t>(k)], x, begin, end);
+      Worker& worker = *workers_[static_cast<std::size_t>(k)];
+      if (begin >= end) continue;
+      if (upload) add_rows(worker, x, begin, end);
+      add_targets(worker, x, begin, end);
     }
     offset += x.n_rows;
   }
@@ -175,9 +201,9 @@ void SdcaGpuSolver::prepare_resident(ChunkSource& source) {
                               std::to_string(rows) + ")");
 }
 
-// Uploads rows [begin, end) of chunk x to the worker's device as one resident chunk,
-// and records their targets and costs. Labels and weights stay on the host: the
-// kernels read the targets and costs computed here (RowTargets, as the CPU does).
+// Uploads rows [begin, end) of chunk x to the worker's device as one resident
+// chunk. Labels and weights stay on the host: the kernels read the targets and
+// costs add_targets computes (RowTargets, as the CPU does).
 void SdcaGpuSolver::add_rows(Worker& worker, const CsrView& x, std::int64_t begin, std::int64_t end) {
   CsrView piece = x;
   piece.n_rows = end - begin;
@@ -229,7 +255,6 @@ void SdcaGpuSolver::add_rows(Worker& worker, const CsrView& x, std::int64_t begi
                       "stream the rows through the GPU with one device, pass more device_ids, fewer rows, "
                       "or train on the CPU");
   worker.chunks.add_resident(piece);
-  add_targets(worker, x, begin, end);
 }
 
 void SdcaGpuSolver::add_targets(Worker& worker, const CsrView& x, std::int64_t begin, std::int64_t end) {
@@ -243,7 +268,7 @@ void SdcaGpuSolver::add_targets(Worker& worker, const CsrView& x, std::int64_t b
 // One device, rows beyond max_gpu_memory: one host pass for the chunks' shapes and
 // the rows' targets and costs, then the plan (stream_plan.h) and the ring. The
 // chunks themselves reach the device on the first pass (initialise).
-void SdcaGpuSolver::prepare_streamed(ChunkSource& source) {
+void SdcaGpuSolver::prepare_streamed(ChunkSource& source, bool upload) {
   Worker& worker = *workers_.front();
   std::vector<ChunkShape> shapes;
   detail::for_each_host_chunk(source, [&](const CsrView& x) {
@@ -253,6 +278,7 @@ void SdcaGpuSolver::prepare_streamed(ChunkSource& source) {
   const auto rows = static_cast<std::int64_t>(worker.host_target.size());
   require(rows == source.n_rows(), "the chunk source returned " + std::to_string(rows) +
                                        " rows, not its n_rows() (" + std::to_string(source.n_rows()) + ")");
+  if (!upload) return;  // the session's ring and plan serve this problem too
   const DeviceMemoryPlan plan =
       plan_device_memory(device_memory_needs(shapes, n_features_, total_workers_ > 1), parameters_.max_gpu_memory);
 
@@ -340,50 +366,56 @@ void SdcaGpuSolver::epoch(Worker& worker, const LossSetup& loss, double sigma, i
   });
 }
 
-// The end of a CoCoA+ round (the CPU solver's, with the workers of this process
-// summed first). Leaves v = w on every worker.
-void SdcaGpuSolver::aggregate(Communicator& communicator, CocoaAggregation& aggregation) {
-  if (total_workers_ == 1) {
-    weights_ = workers_.front()->weights.to_host(workers_.front()->stream());
-    return;
-  }
-  // dw_k = (v_k - w) / sigma' summed over this process's workers in worker order;
-  // the last slot carries sum_k ||dw_k||^2 for the aggregation rule (snapml/cocoa.h).
-  const double sigma = aggregation.sigma();
-  const std::size_t size = weights_.size();
-  std::vector<double> change(size + 1, 0.0);
-  for (auto& worker : workers_) {
-    const std::vector<double> local = worker->weights.to_host(worker->stream());
-    double own_square = 0.0;
-    for (std::size_t j = 0; j < size; ++j) {
-      const double dw = (local[j] - weights_[j]) / sigma;
-      change[j] += dw;
-      own_square += dw * dw;
-    }
-    change[size] += own_square;
-  }
-  communicator.allreduce_sum(change.data(), change.size());
-  double square_of_sum = 0.0;
-  for (std::size_t j = 0; j < size; ++j) square_of_sum += change[j] * change[j];
-  const double gamma = aggregation.accept(change[size], square_of_sum);
-  for (std::size_t j = 0; j < size; ++j) weights_[j] += gamma * change[j];
+std::int64_t SdcaGpuSolver::n_rows() const {
+  std::int64_t rows = 0;
+  for (const auto& worker : workers_) rows += worker->n_rows();
+  return rows;
+}
+
+void SdcaGpuSolver::begin_round() {
   for (auto& worker : workers_) {
     DeviceGuard guard(worker->resources.device_id());
-    if (gamma < 1.0 && worker->n_rows() > 0) {
-      // alpha = round_alpha + gamma (alpha - round_alpha): keeps w = w(alpha).
-      const std::int64_t n = worker->n_rows();
-      const double keep = 1.0 - gamma;
-      SNAPML_CUDA_CHECK(cublasDscal_64(worker->resources.cublas(), n, &gamma, worker->alpha.data(), 1));
-      SNAPML_CUDA_CHECK(
-          cublasDaxpy_64(worker->resources.cublas(), n, &keep, worker->round_alpha.data(), 1, worker->alpha.data(), 1));
-    }
-    worker->weights.copy_from_host(weights_.data(), weights_.size(), worker->stream());
+    if (worker->n_rows() > 0)
+      SNAPML_CUDA_CHECK(cudaMemcpyAsync(worker->round_alpha.data(), worker->alpha.data(), worker->alpha.bytes(),
+                                        cudaMemcpyDeviceToDevice, worker->stream()));
   }
 }
 
-// The duality gap at the w of the round's end: a pass of its own over the chunks
-// (streamed ones upload again), ordered to end where epoch `next_epoch` begins.
-Objectives SdcaGpuSolver::objectives(Communicator& communicator, int next_epoch) {
+std::int64_t SdcaGpuSolver::epoch(int epoch_index, double sigma, double newton_tolerance) {
+  const LossSetup loss{parameters_.loss, parameters_.epsilon, newton_tolerance};
+  for (auto& worker : workers_) epoch(*worker, loss, sigma, epoch_index);  // all devices at once
+  return n_rows();
+}
+
+// dw_k = (v_k - w) / sigma' summed over this process's workers in worker order.
+void SdcaGpuSolver::local_change(double sigma, double* change) {
+  for (auto& worker : workers_) {
+    const std::vector<double> local = worker->weights.to_host(worker->stream());
+    add_local_change(local.data(), weights_.data(), weights_.size(), sigma, change);
+  }
+}
+
+void SdcaGpuSolver::apply_change(double gamma, const double* change) {
+  for (std::size_t j = 0; j < weights_.size(); ++j) weights_[j] += gamma * change[j];
+  for (auto& worker : workers_) worker->weights.copy_from_host(weights_.data(), weights_.size(), worker->stream());
+}
+
+void SdcaGpuSolver::scale_alpha(double gamma) {
+  for (auto& worker : workers_) {
+    if (worker->n_rows() == 0) continue;
+    DeviceGuard guard(worker->resources.device_id());
+    // alpha = round_alpha + gamma (alpha - round_alpha).
+    const std::int64_t n = worker->n_rows();
+    const double keep = 1.0 - gamma;
+    SNAPML_CUDA_CHECK(cublasDscal_64(worker->resources.cublas(), n, &gamma, worker->alpha.data(), 1));
+    SNAPML_CUDA_CHECK(
+        cublasDaxpy_64(worker->resources.cublas(), n, &keep, worker->round_alpha.data(), 1, worker->alpha.data(), 1));
+  }
+}
+
+// The duality gap's sums at the w of the round's end: a pass of its own over the
+// chunks (streamed ones upload again), ordered to end where epoch `next_epoch` begins.
+ObjectiveSums SdcaGpuSolver::objective_sums(int next_epoch) {
   const LossSetup loss{parameters_.loss, parameters_.epsilon, 0.0};
   for (auto& worker : workers_) {
     DeviceGuard guard(worker->resources.device_id());
@@ -394,20 +426,27 @@ Objectives SdcaGpuSolver::objectives(Communicator& communicator, int next_epoch)
                                                   w.partials.data() + c * 2 * detail::kObjectiveBlocks, w.stream());
                   });
   }
-  double partial[2] = {0.0, 0.0};  // sum of C_i loss, sum of dual values
+  ObjectiveSums sums;  // sum of C_i loss, sum of dual values
   for (auto& worker : workers_) {
     const std::vector<double> host = worker->partials.to_host(worker->stream());
     const std::size_t used = worker->chunks.size() * 2 * detail::kObjectiveBlocks;
     for (std::size_t i = 0; i < used; i += 2) {
-      partial[0] += host[i];
-      partial[1] += host[i + 1];
+      sums.loss += host[i];
+      sums.dual += host[i + 1];
     }
   }
-  communicator.allreduce_sum(partial, 2);
-  ObjectiveSums sums;
-  sums.loss = partial[0];
-  sums.dual = partial[1];
-  return combine(sums, weights_.data(), static_cast<std::int64_t>(weights_.size()));
+  return sums;
+}
+
+// Every worker's v is w at the end of a round: reduced on the first worker's
+// device, so one worker's w never leaves it between epochs.
+double SdcaGpuSolver::squared_weight_norm() {
+  Worker& worker = *workers_.front();
+  DeviceGuard guard(worker.resources.device_id());
+  double squared_norm = 0.0;
+  SNAPML_CUDA_CHECK(cublasDdot_64(worker.resources.cublas(), static_cast<std::int64_t>(weight_count()),
+                                  worker.weights.data(), 1, worker.weights.data(), 1, &squared_norm));
+  return squared_norm;
 }
 
 std::vector<double> SdcaGpuSolver::download_alpha() {
@@ -423,46 +462,42 @@ FitResult SdcaGpuSolver::fit(ChunkSource& source, Communicator& communicator, So
   const auto started = std::chrono::steady_clock::now();
   prepare(source, communicator);
   initialise(state, communicator);
-
-  CocoaAggregation aggregation(static_cast<int>(total_workers_), parameters_.adaptive_sigma);
-  const int local_epochs = total_workers_ > 1 ? parameters_.local_epochs : 1;
-  FitResult result;
-  while (result.epochs < parameters_.max_epochs) {
-    const double sigma = aggregation.sigma();
-    if (total_workers_ > 1) {
-      for (auto& worker : workers_) {
-        DeviceGuard guard(worker->resources.device_id());
-        if (worker->n_rows() > 0)
-          SNAPML_CUDA_CHECK(cudaMemcpyAsync(worker->round_alpha.data(), worker->alpha.data(), worker->alpha.bytes(),
-                                            cudaMemcpyDeviceToDevice, worker->stream()));
-      }
-    }
-    for (int h = 0; h < local_epochs && result.epochs < parameters_.max_epochs; ++h) {
-      // The CPU solver's (LIBLINEAR's) schedule for the logistic Newton tolerance.
-      const LossSetup loss{parameters_.loss, parameters_.epsilon,
-                           std::max(1e-11, 1e-2 * std::pow(0.1, result.epochs))};
-      for (auto& worker : workers_) epoch(*worker, loss, sigma, result.epochs);  // all devices at once
-      ++result.epochs;
-    }
-    aggregate(communicator, aggregation);
-    const Objectives objectives = this->objectives(communicator, result.epochs);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    if (record_round(result, objectives, seconds, parameters_)) break;
-  }
-  state.weights = weights_;
+  FitResult result = run_cocoa_rounds(*this, communicator, static_cast<int>(total_workers_), parameters_, started);
+  state.weights = workers_.front()->weights.to_host(workers_.front()->stream());
   state.alpha = download_alpha();
   return result;
 }
 
 }  // namespace
 
-std::unique_ptr<Solver> make_sdca_gpu_solver(const SolverParameters& parameters,
-                                             const std::vector<int>& device_ids) {
-  require(parameters.penalty == Penalty::L2,
-          "the GPU SDCA solver solves penalty L2 problems only; train penalty L1 on the CPU");
+namespace {
+
+// The GPU's SolverSession (solver_factory.h): every problem's solver shares the
+// session's devices and the rows uploaded to them.
+class GpuSolverSession final : public SolverSession {
+ public:
+  explicit GpuSolverSession(std::shared_ptr<GpuDevices> devices) : devices_(std::move(devices)) {}
+  std::unique_ptr<Solver> make(const SolverParameters& parameters) override {
+    require(parameters.penalty == Penalty::L2,
+            "the GPU SDCA solver solves penalty L2 problems only; train penalty L1 on the CPU");
+    return std::make_unique<SdcaGpuSolver>(parameters, devices_);
+  }
+
+ private:
+  std::shared_ptr<GpuDevices> devices_;
+};
+
+}  // namespace
+
+std::unique_ptr<SolverSession> make_sdca_gpu_session(const std::vector<int>& device_ids) {
   std::vector<int> devices = device_ids.empty() ? std::vector<int>{0} : device_ids;
   for (const int device : devices) require_gpu(device);
-  return std::make_unique<SdcaGpuSolver>(parameters, std::move(devices));
+  return std::make_unique<GpuSolverSession>(std::make_shared<GpuDevices>(std::move(devices)));
+}
+
+std::unique_ptr<Solver> make_sdca_gpu_solver(const SolverParameters& parameters,
+                                             const std::vector<int>& device_ids) {
+  return make_sdca_gpu_session(device_ids)->make(parameters);
 }
 
 }  // namespace snapml::cuda

@@ -195,6 +195,10 @@ bool record_round(FitResult& result, const Objectives& objectives, double second
 Objectives combine(const ObjectiveSums& sums, const double* weights, std::int64_t size) {
   double squared_norm = 0.0;
   for (std::int64_t j = 0; j < size; ++j) squared_norm += weights[j] * weights[j];
+  return combine(sums, squared_norm);
+}
+
+Objectives combine(const ObjectiveSums& sums, double squared_norm) {
   Objectives result;
   result.primal = sums.loss + 0.5 * squared_norm;
   result.dual = sums.dual - 0.5 * squared_norm;

@@ -20,11 +20,11 @@
 //
 // CoCoA+ (Ma, Smith, Jaggi et al., ICML 2015): with K ranks each works on its own
 // rows with a local vector v = w + sigma' * dw_k for H local epochs; the
-// coordinate step sees margin v.x_i and curvature sigma' * ||x_i||^2. A round ends
-// with w += gamma * allreduce_sum(dw_k), sigma' and gamma chosen by the shared rule
-// of snapml/cocoa.h (safe for every round: the dual never decreases), then the
-// global gap from reduced partial sums. With K = 1 v is w itself and a round is
-// one plain SDCA epoch.
+// coordinate step sees margin v.x_i and curvature sigma' * ||x_i||^2. The round
+// itself (sigma', gamma, the reduction, the certificate) is run_cocoa_rounds's
+// (snapml/cocoa_round.h), shared with the GPU solver; this solver is its
+// RoundBackend for one rank. With K = 1 v is w itself and a round is one plain
+// SDCA epoch.
 //
 // Precision: w, alpha and ||x_i||^2 are doubles (8 bytes a row each for alpha and
 // the cached norm); data values stay float32. Doubles keep the invariant and the
@@ -42,7 +42,8 @@
 #include "omp_threads.h"
 #include "prefetch.h"
 #include "random.h"
-#include "snapml/cocoa.h"
+#include "snapml/cocoa_round.h"
+#include "snapml/dual_start.h"
 #include "snapml/error.h"
 #include "snapml/objectives.h"
 #include "snapml/solver.h"
@@ -296,7 +297,7 @@ SNAPML_OMP(critical(snapml_thread_pass))
   }
 }
 
-class SdcaCpuSolver final : public Solver {
+class SdcaCpuSolver final : public Solver, private RoundBackend {
  public:
   explicit SdcaCpuSolver(const SolverParameters& parameters) : parameters_(parameters) {
     validate(parameters_);
@@ -306,9 +307,20 @@ class SdcaCpuSolver final : public Solver {
   FitResult fit(ChunkSource& source, Communicator& communicator, SolverState& state) override;
 
  private:
+  // RoundBackend: this rank is one CoCoA+ worker (cocoa_round.h).
+  std::int64_t n_rows() const override { return n_rows_; }
+  std::size_t weight_count() const override { return weights_.size(); }
+  void begin_round() override;
+  std::int64_t epoch(int epoch_index, double sigma, double newton_tolerance) override;
+  void local_change(double sigma, double* change) override;
+  void apply_change(double gamma, const double* change) override;
+  void scale_alpha(double gamma) override;
+  ObjectiveSums objective_sums(int next_epoch) override;
+  double squared_weight_norm() override;
+
   // One pass; returns the rows it visited.
   template <typename Loss>
-  std::int64_t epoch(const Loss& loss, ChunkSource& source, double* local_weights, double sigma);
+  std::int64_t epoch_of(const Loss& loss, double* local_weights, double sigma);
   void prepare(ChunkSource& source, Communicator& communicator);
   void initialise(ChunkSource& source, Communicator& communicator, SolverState& state);
   void start_shrinking(bool enabled);
@@ -316,13 +328,18 @@ class SdcaCpuSolver final : public Solver {
   void after_shrinking_pass(double pg_max, double pg_min);
 
   SolverParameters parameters_;
+  ChunkSource* source_ = nullptr;  // during fit()
   RowTargets targets_;
   int threads_ = 1;
+  int ranks_ = 1;
   std::int32_t n_features_ = 0;  // global: the largest over ranks
   std::int64_t n_rows_ = 0;      // this rank's
   std::vector<double> squared_norms_;  // ||x_i||^2 + intercept_scaling^2, visiting order
   std::vector<double> alpha_;
-  std::vector<double> weights_;  // n_features_ + 1
+  std::vector<double> weights_;  // w, n_features_ + 1
+  // Several ranks: v = w + sigma' * dw_k during a round, and alpha at its start.
+  std::vector<double> local_;
+  std::vector<double> round_alpha_;
   std::vector<std::int64_t> order_;
   std::vector<std::int64_t> chunk_first_;  // n_chunks + 1 row offsets, first pass's (file) order
   std::vector<std::int64_t> chunk_order_;  // a streamed epoch's chunk order
@@ -336,6 +353,9 @@ class SdcaCpuSolver final : public Solver {
   double pg_max_old_ = HUGE_VAL;
   double pg_min_old_ = -HUGE_VAL;
   double unshrink_below_ = -1.0;  // the range at which every row comes back; < 0 before the first pass
+  // The gap pass of a hinge-type loss skips the rows whose loss it can prove 0
+  // (objectives.h, MarginBounds): 16 bytes a row, so only with a resident source.
+  std::unique_ptr<MarginBounds> bounds_;
   detail::HotColumns hot_;  // with several threads only
   SplitMix64 random_{0};
 };
@@ -386,12 +406,10 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
 
 void SdcaCpuSolver::initialise(ChunkSource& source, Communicator& communicator, SolverState& state) {
   const StartFrom start = warm_start_from(state, n_rows_, n_features_);
-  const bool from_alpha = start == StartFrom::Alpha;
-  const bool from_weights = start == StartFrom::Weights;
   alpha_.assign(static_cast<std::size_t>(n_rows_), 0.0);
   weights_.assign(static_cast<std::size_t>(n_features_) + 1, 0.0);
   const double bias_value = parameters_.intercept_scaling;
-  const double* start_weights = from_weights ? state.weights.data() : nullptr;
+  const double* start_weights = start == StartFrom::Weights ? state.weights.data() : nullptr;
 
   with_loss(parameters_.loss, parameters_.epsilon, 0.0, [&](const auto& loss) {
     using Loss = std::decay_t<decltype(loss)>;
@@ -403,18 +421,12 @@ void SdcaCpuSolver::initialise(ChunkSource& source, Communicator& communicator, 
       for (std::int64_t row = 0; row < x.n_rows; ++row) {
         const double y = targets_.target(x.labels[row]);
         const double cost = targets_.cost(y, x.weight(row));
-        double& alpha = alpha_[static_cast<std::size_t>(offset + row)];
+        const auto index = static_cast<std::size_t>(offset + row);
+        double& alpha = alpha_[index];
         if (!(cost > 0.0)) continue;  // stays 0: the row is absent
-        if (from_alpha) {
-          const losses::DualInterval interval = loss.interval(cost);
-          alpha = losses::clamp_to(state.alpha[static_cast<std::size_t>(offset + row)], interval.lower,
-                                   interval.upper);
-        } else if (from_weights) {
-          const double margin = row_dot(x, row, start_weights) + bias_value * start_weights[n_features_];
-          alpha = loss.alpha_from_margin(y, margin, cost);
-        } else {
-          alpha = loss.initial_alpha(cost);
-        }
+        const double margin =
+            start == StartFrom::Weights ? row_dot(x, row, start_weights) + bias_value * start_weights[n_features_] : 0.0;
+        alpha = starting_alpha(loss, start, start == StartFrom::Alpha ? state.alpha[index] : 0.0, margin, y, cost);
         // w(alpha), accumulated in row order: deterministic for any thread count.
         const double scale = alpha * Loss::coefficient(y);
         if (scale == 0.0) continue;
@@ -430,7 +442,8 @@ void SdcaCpuSolver::initialise(ChunkSource& source, Communicator& communicator, 
 }
 
 template <typename Loss>
-std::int64_t SdcaCpuSolver::epoch(const Loss& loss, ChunkSource& source, double* local_weights, double sigma) {
+std::int64_t SdcaCpuSolver::epoch_of(const Loss& loss, double* local_weights, double sigma) {
+  ChunkSource& source = *source_;
   StepContext context{targets_, local_weights, n_features_, parameters_.intercept_scaling, sigma,
                       hot_.empty() ? nullptr : &hot_};
   if (detail::prefetch_weights(static_cast<std::size_t>(n_features_) + 1)) context.prefetched_weights = local_weights;
@@ -533,141 +546,74 @@ void SdcaCpuSolver::after_shrinking_pass(double pg_max, double pg_min) {
   pg_min_old_ = pg_min < 0.0 ? pg_min : -HUGE_VAL;
 }
 
+std::int64_t SdcaCpuSolver::epoch(int, double sigma, double newton_tolerance) {
+  double* v = ranks_ > 1 ? local_.data() : weights_.data();
+  return with_loss(parameters_.loss, parameters_.epsilon, newton_tolerance,
+                   [&](const auto& loss) { return epoch_of(loss, v, sigma); });
+}
+
+void SdcaCpuSolver::begin_round() {
+  local_ = weights_;
+  round_alpha_ = alpha_;
+}
+
+void SdcaCpuSolver::local_change(double sigma, double* change) {
+  add_local_change(local_.data(), weights_.data(), weights_.size(), sigma, change);
+}
+
+void SdcaCpuSolver::apply_change(double gamma, const double* change) {
+  for (std::size_t j = 0; j < weights_.size(); ++j) weights_[j] += gamma * change[j];
+}
+
+void SdcaCpuSolver::scale_alpha(double gamma) {
+  for (std::size_t i = 0; i < alpha_.size(); ++i) alpha_[i] = round_alpha_[i] + gamma * (alpha_[i] - round_alpha_[i]);
+}
+
+ObjectiveSums SdcaCpuSolver::objective_sums(int) {
+  if (bounds_) bounds_->moved_to(weights_.data(), weights_.size());
+  return snapml::objective_sums(*source_, parameters_, weights_.data(), n_features_, alpha_.data(), threads_,
+                                bounds_.get());
+}
+
+double SdcaCpuSolver::squared_weight_norm() {
+  double squared_norm = 0.0;
+  for (const double weight : weights_) squared_norm += weight * weight;
+  return squared_norm;
+}
+
 FitResult SdcaCpuSolver::fit(ChunkSource& source, Communicator& communicator, SolverState& state) {
   const auto started = std::chrono::steady_clock::now();
+  source_ = &source;
+  ranks_ = communicator.size();
   prepare(source, communicator);
   initialise(source, communicator, state);
 
-  const int workers = communicator.size();
   // Shrinking only where the rows are in memory (an order over some of them) and
   // one rank solves the whole problem (a CoCoA+ round's sub-problem moves w by
   // gamma afterwards, which the previous pass's range does not bound).
-  start_shrinking(parameters_.shrinking && workers == 1 && !resident_.chunks.empty());
-  // The gap pass of a hinge-type loss skips the rows whose loss it can prove 0
-  // (objectives.h, MarginBounds): 16 bytes a row, so only with a resident source.
-  std::unique_ptr<MarginBounds> bounds;
-  if (!resident_.chunks.empty() &&
-      (parameters_.loss == LossKind::Hinge || parameters_.loss == LossKind::SquaredHinge))
-    bounds = std::make_unique<MarginBounds>(squared_norms_.data(), squared_norms_.size());
-  CocoaAggregation aggregation(workers, parameters_.adaptive_sigma);
-  const int local_epochs = workers > 1 ? parameters_.local_epochs : 1;
-  std::vector<double> local;         // v, then the round's change; only with several ranks
-  std::vector<double> round_alpha;   // alpha at the round's start; only with several ranks
-  FitResult result;
-  // The certificate's pass visits every row, so it follows the epochs once they
-  // have visited as many rows as the data holds: after every epoch, except in a
-  // shrunk fit, whose epochs visit a few of the rows each (one rank only, so every
-  // rank computes the gap in the same rounds). Stopping late costs at most about
-  // one gap pass of training, never the certificate.
-  std::int64_t visited_since_gap = 0;
+  start_shrinking(parameters_.shrinking && ranks_ == 1 && !resident_.chunks.empty());
+  bounds_.reset();
+  const bool zero_beyond_margin_one = with_loss(parameters_.loss, parameters_.epsilon, 0.0, [](const auto& loss) {
+    return losses::is_zero_beyond_margin_one<std::decay_t<decltype(loss)>>::value;
+  });
+  if (!resident_.chunks.empty() && zero_beyond_margin_one)
+    bounds_ = std::make_unique<MarginBounds>(squared_norms_.data(), squared_norms_.size());
 
-  while (result.epochs < parameters_.max_epochs) {
-    double* v = weights_.data();
-    const double sigma = aggregation.sigma();
-    if (workers > 1) {
-      local = weights_;
-      v = local.data();
-      round_alpha = alpha_;
-    }
-    for (int h = 0; h < local_epochs && result.epochs < parameters_.max_epochs; ++h) {
-      // LIBLINEAR's schedule for the logistic inner Newton tolerance: loose early
-      // epochs are cheap and still ascend; the certificate decides when to stop.
-      const double newton_tolerance = std::max(1e-11, 1e-2 * std::pow(0.1, result.epochs));
-      with_loss(parameters_.loss, parameters_.epsilon, newton_tolerance,
-                [&](const auto& loss) {
-                  const std::int64_t visited = epoch(loss, source, v, sigma);
-                  result.rows_visited += visited;
-                  visited_since_gap += visited;
-                });
-      ++result.epochs;
-    }
-    if (workers > 1) {
-      // dw_k = (v - w) / sigma'; the reduced buffer carries sum_k ||dw_k||^2 in its
-      // last slot for the aggregation rule (snapml/cocoa.h).
-      const std::size_t size = weights_.size();
-      double own_square = 0.0;
-      for (std::size_t j = 0; j < size; ++j) {
-        local[j] = (local[j] - weights_[j]) / sigma;
-        own_square += local[j] * local[j];
-      }
-      local.push_back(own_square);
-      communicator.allreduce_sum(local.data(), local.size());
-      double square_of_sum = 0.0;
-      for (std::size_t j = 0; j < size; ++j) square_of_sum += local[j] * local[j];
-      const double gamma = aggregation.accept(local[size], square_of_sum);
-      // Every rank applies the same gamma, so w stays identical on all of them
-      // and w = w(alpha) holds with alpha scaled alike.
-      for (std::size_t j = 0; j < size; ++j) weights_[j] += gamma * local[j];
-      if (gamma < 1.0) {
-        for (std::size_t i = 0; i < alpha_.size(); ++i)
-          alpha_[i] = round_alpha[i] + gamma * (alpha_[i] - round_alpha[i]);
-      }
-    }
-
-    if (workers == 1 && visited_since_gap < n_rows_ && result.epochs < parameters_.max_epochs) continue;
-    visited_since_gap = 0;
-    if (bounds) bounds->moved_to(weights_.data(), weights_.size());
-    ObjectiveSums sums = objective_sums(source, parameters_, weights_.data(), n_features_,
-                                        alpha_.data(), threads_, bounds.get());
-    double partial[2] = {sums.loss, sums.dual};
-    communicator.allreduce_sum(partial, 2);
-    sums.loss = partial[0];
-    sums.dual = partial[1];
-    const Objectives objectives =
-        combine(sums, weights_.data(), static_cast<std::int64_t>(weights_.size()));
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    if (record_round(result, objectives, seconds, parameters_)) break;
-  }
+  FitResult result = run_cocoa_rounds(*this, communicator, ranks_, parameters_, started);
   state.weights = weights_;
   // Moved, not copied: a third row-sized vector at the end of a fit would raise
   // the peak of out-of-core training above the 16 bytes a row its budget counts
   // (docs/out-of-core.md). prepare() and initialise() refill both for a next fit.
   state.alpha = std::move(alpha_);
   std::vector<double>().swap(squared_norms_);
+  std::vector<double>().swap(local_);
+  std::vector<double>().swap(round_alpha_);
+  bounds_.reset();
+  source_ = nullptr;
   return result;
 }
 
 }  // namespace
-
-void validate(const SolverParameters& p) {
-  require(std::isfinite(p.C) && p.C > 0.0, "C must be a positive number, got " + std::to_string(p.C));
-  require(std::isfinite(p.class_weight_positive) && p.class_weight_positive >= 0.0 &&
-              std::isfinite(p.class_weight_negative) && p.class_weight_negative >= 0.0,
-          "class weights must be finite and non-negative");
-  require(std::isfinite(p.epsilon) && p.epsilon >= 0.0,
-          "epsilon must be non-negative, got " + std::to_string(p.epsilon));
-  require(std::isfinite(p.intercept_scaling) && p.intercept_scaling >= 0.0,
-          "intercept_scaling must be non-negative (0: no intercept), got " +
-              std::to_string(p.intercept_scaling));
-  require(std::isfinite(p.tol) && p.tol > 0.0, "tol must be positive, got " + std::to_string(p.tol));
-  require(p.max_epochs > 0, "max_iter must be at least 1, got " + std::to_string(p.max_epochs));
-  require(p.local_epochs > 0, "local_epochs must be at least 1, got " + std::to_string(p.local_epochs));
-  require(p.threads >= 0, "threads must be >= 0 (0: all), got " + std::to_string(p.threads));
-  if (p.penalty == Penalty::L1) {
-    require(p.loss != LossKind::Hinge,
-            "penalty l1 is not available with the hinge loss (LIBLINEAR has no L1-regularised L1-loss "
-            "SVM either); use the squared_hinge loss (LIBLINEAR -s 5) or penalty l2");
-    require(p.loss != LossKind::Squared || p.epsilon == 0.0,
-            "penalty l1 with the squared loss is the lasso, which has no insensitive zone; pass "
-            "epsilon 0 (got " + std::to_string(p.epsilon) + ") or use penalty l2 for support vector regression");
-  }
-}
-
-StartFrom warm_start_from(SolverState& state, std::int64_t n_rows, std::int32_t n_features) {
-  if (!state.alpha.empty()) {
-    require(static_cast<std::int64_t>(state.alpha.size()) == n_rows,
-            "warm start: alpha has " + std::to_string(state.alpha.size()) + " entries for " +
-                std::to_string(n_rows) + " rows; pass one per row of this rank's data");
-    return StartFrom::Alpha;
-  }
-  if (state.weights.empty()) return StartFrom::Cold;
-  const std::size_t size = state.weights.size();
-  require(size == static_cast<std::size_t>(n_features) || size == static_cast<std::size_t>(n_features) + 1,
-          "warm start: weights have " + std::to_string(size) + " entries; pass n_features (" +
-              std::to_string(n_features) + ") or n_features + 1 (with the intercept's weight)");
-  state.weights.resize(static_cast<std::size_t>(n_features) + 1, 0.0);
-  return StartFrom::Weights;
-}
 
 std::unique_ptr<Solver> make_sdca_cpu_solver(const SolverParameters& parameters) {
   return std::make_unique<SdcaCpuSolver>(parameters);

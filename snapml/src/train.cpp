@@ -249,9 +249,9 @@ class ResidentReader final : public ChunkSource {
 // stop within an epoch instead of finishing their problems.
 struct Cancelled {};
 
-void fit_problem(Problem& problem, ChunkSource& source, Communicator& communicator, const TrainParameters& p,
+void fit_problem(Problem& problem, ChunkSource& source, Communicator& communicator, SolverSession& session,
                  FitResult& fit) {
-  auto solver = make_solver(problem.parameters, p.use_gpu, p.device_ids);
+  auto solver = session.make(problem.parameters);
   fit = solver->fit(source, communicator, problem.state);
   // The model needs the weights only; dropping each problem's dual variables
   // keeps one-vs-rest at one problem's per-row state (an out-of-core budget).
@@ -262,7 +262,7 @@ void fit_problem(Problem& problem, ChunkSource& source, Communicator& communicat
 // workers, each taking the next problem from a shared counter and solving it with
 // max(1, T / min(P, T)) threads. Worker 0 is the calling thread, so that an
 // on_epoch callback that must run there (Python's Ctrl-C check) still does.
-void fit_problems_in_parallel(ChunkSource& source, const TrainParameters& p, std::vector<Problem>& problems,
+void fit_problems_in_parallel(ChunkSource& source, SolverSession& session, std::vector<Problem>& problems,
                               int threads, std::vector<FitResult>& fits) {
   const int workers = std::min(static_cast<int>(problems.size()), threads);
   const int threads_each = std::max(1, threads / workers);
@@ -281,7 +281,7 @@ void fit_problems_in_parallel(ChunkSource& source, const TrainParameters& p, std
       ResidentReader reader(source);
       LocalCommunicator communicator;
       for (std::size_t k = next++; k < problems.size() && !failed.load(); k = next++)
-        fit_problem(problems[k], reader, communicator, p, fits[k]);
+        fit_problem(problems[k], reader, communicator, session, fits[k]);
     } catch (const Cancelled&) {
     } catch (...) {
       failures[worker] = std::current_exception();
@@ -309,11 +309,14 @@ TrainResult train(ChunkSource& source, Communicator& communicator, const TrainPa
   // Side by side only in one process (ranks must run the problems' collectives in
   // the same order), on the CPU (a GPU problem already fills its devices) and
   // with the data resident (streamed sources read one pass at a time).
+  // One session for all problems: a GPU one keeps the rows it uploads for the next.
+  const std::unique_ptr<SolverSession> session = make_solver_session(p.use_gpu, p.device_ids);
   const int threads = detail::resolve_threads(p.threads);
   if (communicator.size() == 1 && source.resident() && !p.use_gpu && problems.size() > 1 && threads > 1) {
-    fit_problems_in_parallel(source, p, problems, threads, result.fits);
+    fit_problems_in_parallel(source, *session, problems, threads, result.fits);
   } else {
-    for (std::size_t k = 0; k < problems.size(); ++k) fit_problem(problems[k], source, communicator, p, result.fits[k]);
+    for (std::size_t k = 0; k < problems.size(); ++k)
+      fit_problem(problems[k], source, communicator, *session, result.fits[k]);
   }
   result.model = assemble(summary, weights, p, problems);
   return result;

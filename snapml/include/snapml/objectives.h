@@ -102,7 +102,9 @@ ObjectiveSums objective_sums(ChunkSource& source, const SolverParameters& parame
                              const double* weights, std::int32_t n_features, const double* alpha,
                              int threads, MarginBounds* bounds = nullptr);
 
-// Objectives from global sums and the global weights (`size` entries).
+// Objectives from global sums and the global weights (`size` entries), or their
+// squared norm ||w||^2.
+Objectives combine(const ObjectiveSums& sums, double squared_weight_norm);
 Objectives combine(const ObjectiveSums& sums, const double* weights, std::int64_t size);
 
 // P(w) of a single-process problem (weights as above), for tests and reports.

@@ -1,9 +1,11 @@
-// Which solver trains a problem: the CPU SDCA solver, or the GPU one when asked.
+// Which solver trains a problem: the CPU SDCA solver, the CPU L1 solver, or the
+// GPU one when asked; and the session that builds them for the problems of one
+// train() call.
 //
 // The core does not link CUDA (snapml_cuda links the core, not the other way), so
 // the GPU solver reaches train() through one registration: the CUDA backend hands
-// its factory to register_gpu_solver_factory() from a source file that the
-// top-level INTERFACE target snapml_all compiles into every program linking it
+// its session factory to register_gpu_session_factory() from a source file that
+// the top-level INTERFACE target snapml_all compiles into every program linking it
 // (cuda/src/register_gpu_solver.cpp; docs/gpu.md). A program without it, and
 // every program of a CPU-only build, gets snapml::Unsupported when asked for a
 // GPU: never a silent run on the CPU.
@@ -16,22 +18,37 @@
 
 namespace snapml {
 
-// Builds the GPU SDCA solver for `device_ids` (one CoCoA+ worker per entry;
-// empty: device 0). Throws Unsupported when a device is not visible.
-using GpuSolverFactory = std::unique_ptr<Solver> (*)(const SolverParameters& parameters,
-                                                     const std::vector<int>& device_ids);
+// Builds the solvers of the problems of one train() call (one-vs-rest classes, a
+// regularisation path) over the same rows. A backend keeps here what outlives one
+// problem: the GPU session keeps its devices' resources and the rows uploaded to
+// them, so a K-class GPU fit uploads the data once. A solver may share the
+// session's state and stays valid after the session is gone. make() may be called
+// from several threads at once only by a CPU session.
+class SolverSession {
+ public:
+  virtual ~SolverSession() = default;
+  virtual std::unique_ptr<Solver> make(const SolverParameters& parameters) = 0;
+};
+
+// The GPU session for `device_ids` (one CoCoA+ worker per entry; empty: device
+// 0). Throws Unsupported when a device is not visible.
+using GpuSessionFactory = std::unique_ptr<SolverSession> (*)(const std::vector<int>& device_ids);
 
 // Called by the CUDA backend before main(); a later call replaces the factory.
-void register_gpu_solver_factory(GpuSolverFactory factory);
+void register_gpu_session_factory(GpuSessionFactory factory);
 
 // Whether this program can build the GPU solver (it may still find no device).
 bool has_gpu_backend();
 
-// Penalty L2: the CPU SDCA solver, or with `use_gpu` the GPU solver on `device_ids`
-// (ignored without use_gpu, as Snap ML does). Penalty L1: the CPU primal coordinate
-// descent solver; with use_gpu throws Unsupported ("the L1 solver is CPU-only": the
-// GPU solver is SDCA, L2 only). With use_gpu and no GPU backend throws Unsupported: "this build of snapml has no CUDA backend; rebuild with
-// -DSNAPML_CUDA=ON (nvcc on the PATH)".
+// The session's make(parameters): penalty L2, the CPU SDCA solver, or with
+// `use_gpu` the GPU solver on `device_ids` (ignored without use_gpu, as Snap ML
+// does). Penalty L1: the CPU primal coordinate descent solver; with use_gpu
+// throws Unsupported ("the L1 solver is CPU-only": the GPU solver is SDCA, L2
+// only). With use_gpu and no GPU backend throws Unsupported: "this build of
+// snapml has no CUDA backend; rebuild with -DSNAPML_CUDA=ON (nvcc on the PATH)".
+std::unique_ptr<SolverSession> make_solver_session(bool use_gpu, const std::vector<int>& device_ids);
+
+// One problem's solver, from a session of its own.
 std::unique_ptr<Solver> make_solver(const SolverParameters& parameters, bool use_gpu,
                                     const std::vector<int>& device_ids);
 

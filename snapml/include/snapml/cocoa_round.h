@@ -1,0 +1,83 @@
+// The CoCoA+ round, written once for every dual solver (CPU threads, GPUs).
+//
+// A round (Ma, Smith, Jaggi et al., ICML 2015, Algorithm 1 with the adaptive rule of
+// snapml/cocoa.h) over K workers in all, each owning a row partition and a local
+// copy v_k of w:
+//   v_k = w, alpha at the round's start kept;
+//   H local epochs on every worker (a step sees margin v_k.x_i and curvature
+//     sigma' ||x_i||^2 and adds sigma' delta coefficient(y_i) x_i to v_k);
+//   w += gamma * allreduce_sum(sum_k dw_k),  dw_k = (v_k - w) / sigma';
+//   alpha = alpha_start + gamma (alpha - alpha_start) when gamma < 1;
+// then the certificate: the partial sums of sum_i C_i loss and of the dual values
+// reduced over ranks, combined with ||w||^2 (objectives.h). With K = 1, v is w itself
+// and a round is one plain SDCA epoch.
+//
+// Why once: the round is what keeps w = w(alpha) and the dual non-decreasing
+// (CoCoA+'s Lemma 3 with sigma' >= gamma rho), so the duality gap stays a
+// certificate; a second copy of it is a second place for that to break. The
+// backends only know how to run epochs on their rows and how to move their copy
+// of w and alpha; the driver decides sigma', gamma, when to reduce and when to
+// certify.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+#include "snapml/communicator.h"
+#include "snapml/objectives.h"
+#include "snapml/solver.h"
+
+namespace snapml {
+
+// One process's share of a CoCoA+ fit: its workers (one for the CPU solver's
+// threads, one per device for the GPU solver), their rows, dual variables and
+// copies of w. `weight_count()` is n_features + 1 (the intercept's weight last).
+class RoundBackend {
+ public:
+  virtual ~RoundBackend() = default;
+
+  // Rows of this process: a fit takes its certificate once the epochs since the
+  // last one have visited as many (every epoch visits all of them unless the CPU
+  // solver's shrinking leaves some out).
+  virtual std::int64_t n_rows() const = 0;
+  virtual std::size_t weight_count() const = 0;
+
+  // Only with several workers in all: remember alpha at the round's start
+  // (scale_alpha goes back towards it); every worker's v is w already.
+  virtual void begin_round() = 0;
+  // One local epoch of every worker of this process with CoCoA+'s sigma' and the
+  // logistic step's Newton tolerance; returns the rows it visited.
+  virtual std::int64_t epoch(int epoch_index, double sigma, double newton_tolerance) = 0;
+  // Only with several workers: adds sum_k dw_k over this process's workers into
+  // change[0, weight_count()) and sum_k ||dw_k||^2 into change[weight_count()].
+  virtual void local_change(double sigma, double* change) = 0;
+  // w += gamma * change[0, weight_count()) (the sum over all workers); every
+  // worker's v becomes the new w.
+  virtual void apply_change(double gamma, const double* change) = 0;
+  // alpha = alpha_start + gamma (alpha - alpha_start), gamma < 1: keeps
+  // w = w(alpha) with w's change scaled alike, and alpha feasible (a convex
+  // combination of two feasible points).
+  virtual void scale_alpha(double gamma) = 0;
+
+  // This process's partial sums at the current w (one pass over its rows; the
+  // epoch that follows is `next_epoch`), and ||w||^2 (w is the same on every rank).
+  virtual ObjectiveSums objective_sums(int next_epoch) = 0;
+  virtual double squared_weight_norm() = 0;
+};
+
+// For RoundBackend::local_change: adds dw = (v - w) / sigma' (`size` entries) into
+// change[0, size) and ||dw||^2 into change[size].
+void add_local_change(const double* v, const double* w, std::size_t size, double sigma, double* change);
+
+// LIBLINEAR's schedule for the logistic step's inner Newton tolerance (its
+// innereps): loose early epochs are cheap and still ascend; the certificate
+// decides when to stop.
+double newton_tolerance_for_epoch(int epoch);
+
+// Runs rounds until the duality gap meets parameters.tol or parameters.max_epochs
+// local epochs are done. `workers`: K over all ranks and devices. `started`: when
+// fit() began (the records' seconds).
+FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, int workers,
+                           const SolverParameters& parameters, std::chrono::steady_clock::time_point started);
+
+}  // namespace snapml

@@ -1,0 +1,73 @@
+#include "snapml/cocoa_round.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "snapml/cocoa.h"
+
+namespace snapml {
+
+void add_local_change(const double* v, const double* w, std::size_t size, double sigma, double* change) {
+  double own_square = 0.0;
+  for (std::size_t j = 0; j < size; ++j) {
+    const double dw = (v[j] - w[j]) / sigma;
+    change[j] += dw;
+    own_square += dw * dw;
+  }
+  change[size] += own_square;
+}
+
+double newton_tolerance_for_epoch(int epoch) { return std::max(1e-11, 1e-2 * std::pow(0.1, epoch)); }
+
+FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, int workers,
+                           const SolverParameters& parameters, std::chrono::steady_clock::time_point started) {
+  CocoaAggregation aggregation(workers, parameters.adaptive_sigma);
+  const int local_epochs = workers > 1 ? parameters.local_epochs : 1;
+  std::vector<double> change;  // the round's sum of dw_k, then sum_k ||dw_k||^2; several workers only
+  FitResult result;
+  // The certificate's pass visits every row, so it follows the epochs once they
+  // have visited as many rows as the data holds: after every epoch, except in a
+  // shrunk fit, whose epochs visit a few of the rows each (one worker only, so
+  // every rank computes the gap in the same rounds). Stopping late costs at most
+  // about one gap pass of training, never the certificate.
+  std::int64_t visited_since_gap = 0;
+
+  while (result.epochs < parameters.max_epochs) {
+    const double sigma = aggregation.sigma();
+    if (workers > 1) backend.begin_round();
+    for (int h = 0; h < local_epochs && result.epochs < parameters.max_epochs; ++h) {
+      const std::int64_t visited = backend.epoch(result.epochs, sigma, newton_tolerance_for_epoch(result.epochs));
+      result.rows_visited += visited;
+      visited_since_gap += visited;
+      ++result.epochs;
+    }
+    if (workers > 1) {
+      const std::size_t size = backend.weight_count();
+      change.assign(size + 1, 0.0);
+      backend.local_change(sigma, change.data());
+      communicator.allreduce_sum(change.data(), change.size());
+      double square_of_sum = 0.0;
+      for (std::size_t j = 0; j < size; ++j) square_of_sum += change[j] * change[j];
+      // Every rank applies the same gamma, so w stays identical on all of them
+      // and w = w(alpha) holds with alpha scaled alike.
+      const double gamma = aggregation.accept(change[size], square_of_sum);
+      backend.apply_change(gamma, change.data());
+      if (gamma < 1.0) backend.scale_alpha(gamma);
+    }
+
+    if (workers == 1 && visited_since_gap < backend.n_rows() && result.epochs < parameters.max_epochs) continue;
+    visited_since_gap = 0;
+    ObjectiveSums sums = backend.objective_sums(result.epochs);
+    double partial[2] = {sums.loss, sums.dual};
+    communicator.allreduce_sum(partial, 2);
+    sums.loss = partial[0];
+    sums.dual = partial[1];
+    const Objectives objectives = combine(sums, backend.squared_weight_norm());
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (record_round(result, objectives, seconds, parameters)) break;
+  }
+  return result;
+}
+
+}  // namespace snapml

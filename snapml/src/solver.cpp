@@ -1,0 +1,52 @@
+// What every solver shares outside its own loop: the parameter checks and the
+// warm-start rule (solver.h).
+#include "snapml/solver.h"
+
+#include <cmath>
+#include <string>
+
+#include "snapml/error.h"
+
+namespace snapml {
+
+void validate(const SolverParameters& p) {
+  require(std::isfinite(p.C) && p.C > 0.0, "C must be a positive number, got " + std::to_string(p.C));
+  require(std::isfinite(p.class_weight_positive) && p.class_weight_positive >= 0.0 &&
+              std::isfinite(p.class_weight_negative) && p.class_weight_negative >= 0.0,
+          "class weights must be finite and non-negative");
+  require(std::isfinite(p.epsilon) && p.epsilon >= 0.0,
+          "epsilon must be non-negative, got " + std::to_string(p.epsilon));
+  require(std::isfinite(p.intercept_scaling) && p.intercept_scaling >= 0.0,
+          "intercept_scaling must be non-negative (0: no intercept), got " +
+              std::to_string(p.intercept_scaling));
+  require(std::isfinite(p.tol) && p.tol > 0.0, "tol must be positive, got " + std::to_string(p.tol));
+  require(p.max_epochs > 0, "max_iter must be at least 1, got " + std::to_string(p.max_epochs));
+  require(p.local_epochs > 0, "local_epochs must be at least 1, got " + std::to_string(p.local_epochs));
+  require(p.threads >= 0, "threads must be >= 0 (0: all), got " + std::to_string(p.threads));
+  if (p.penalty == Penalty::L1) {
+    require(p.loss != LossKind::Hinge,
+            "penalty l1 is not available with the hinge loss (LIBLINEAR has no L1-regularised L1-loss "
+            "SVM either); use the squared_hinge loss (LIBLINEAR -s 5) or penalty l2");
+    require(p.loss != LossKind::Squared || p.epsilon == 0.0,
+            "penalty l1 with the squared loss is the lasso, which has no insensitive zone; pass "
+            "epsilon 0 (got " + std::to_string(p.epsilon) + ") or use penalty l2 for support vector regression");
+  }
+}
+
+StartFrom warm_start_from(SolverState& state, std::int64_t n_rows, std::int32_t n_features) {
+  if (!state.alpha.empty()) {
+    require(static_cast<std::int64_t>(state.alpha.size()) == n_rows,
+            "warm start: alpha has " + std::to_string(state.alpha.size()) + " entries for " +
+                std::to_string(n_rows) + " rows; pass one per row of this rank's data");
+    return StartFrom::Alpha;
+  }
+  if (state.weights.empty()) return StartFrom::Cold;
+  const std::size_t size = state.weights.size();
+  require(size == static_cast<std::size_t>(n_features) || size == static_cast<std::size_t>(n_features) + 1,
+          "warm start: weights have " + std::to_string(size) + " entries; pass n_features (" +
+              std::to_string(n_features) + ") or n_features + 1 (with the intercept's weight)");
+  state.weights.resize(static_cast<std::size_t>(n_features) + 1, 0.0);
+  return StartFrom::Weights;
+}
+
+}  // namespace snapml

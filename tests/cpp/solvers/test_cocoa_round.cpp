@@ -1,0 +1,118 @@
+// The CoCoA+ round driver (snapml/cocoa_round.h) over a scripted backend: when it
+// reduces, which gamma it applies and when it scales alpha, when it certifies and
+// when it stops. The solvers' own tests check the maths on real data.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "snapml/cocoa_round.h"
+
+namespace snapml {
+namespace {
+
+// Records the driver's calls; its "changes" and sums follow a script.
+class ScriptedBackend final : public RoundBackend {
+ public:
+  std::int64_t rows = 10;
+  std::int64_t visited_per_epoch = 10;
+  std::vector<std::vector<double>> changes;  // per round: dw sum (2 weights), then sum_k ||dw_k||^2
+  std::vector<int> epochs_seen;
+  std::vector<double> sigmas_seen;
+  std::vector<double> gammas_applied;
+  std::vector<double> gammas_scaled;
+  std::vector<int> certified_before;  // next_epoch of each objective pass
+  int rounds_begun = 0;
+
+  std::int64_t n_rows() const override { return rows; }
+  std::size_t weight_count() const override { return 2; }
+  void begin_round() override { ++rounds_begun; }
+  std::int64_t epoch(int epoch_index, double sigma, double) override {
+    epochs_seen.push_back(epoch_index);
+    sigmas_seen.push_back(sigma);
+    return visited_per_epoch;
+  }
+  void local_change(double, double* change) override {
+    const std::vector<double>& round = changes.at(gammas_applied.size());
+    for (std::size_t j = 0; j < round.size(); ++j) change[j] += round[j];
+  }
+  void apply_change(double gamma, const double*) override { gammas_applied.push_back(gamma); }
+  void scale_alpha(double gamma) override { gammas_scaled.push_back(gamma); }
+  // Gap 2 / epoch against a primal of 1 + 1 / epoch.
+  ObjectiveSums objective_sums(int next_epoch) override {
+    certified_before.push_back(next_epoch);
+    ObjectiveSums sums;
+    sums.loss = 1.0 + 1.0 / next_epoch;
+    sums.dual = 1.0 - 1.0 / next_epoch;
+    return sums;
+  }
+  double squared_weight_norm() override { return 0.0; }
+};
+
+TEST(CocoaRound, OneWorkerCertifiesOnceTheEpochsHaveVisitedEveryRow) {
+  ScriptedBackend backend;
+  backend.visited_per_epoch = 4;  // a shrunk fit: every third epoch has visited 12 >= 10 rows
+  SolverParameters parameters;
+  parameters.tol = 0.1;  // met once 2 / e <= 0.1 (1 + 1 / e), e >= 19
+  LocalCommunicator local;
+  const FitResult result = run_cocoa_rounds(backend, local, 1, parameters, std::chrono::steady_clock::now());
+  EXPECT_TRUE(result.converged);
+  EXPECT_EQ(result.epochs, 21);
+  EXPECT_EQ(result.rows_visited, 21 * 4);
+  ASSERT_EQ(backend.certified_before.size(), 7u);
+  for (std::size_t k = 0; k < backend.certified_before.size(); ++k) {
+    EXPECT_EQ(backend.certified_before[k], 3 * static_cast<int>(k + 1));
+    EXPECT_EQ(result.history[k].epoch, 3 * static_cast<int>(k + 1));
+  }
+  EXPECT_EQ(backend.rounds_begun, 0);  // one worker: v is w, nothing to remember
+  EXPECT_TRUE(backend.gammas_applied.empty());
+  for (const double sigma : backend.sigmas_seen) EXPECT_EQ(sigma, 1.0);
+}
+
+TEST(CocoaRound, OneWorkerStopsAtMaxEpochsWithACertificate) {
+  ScriptedBackend backend;
+  backend.visited_per_epoch = 4;
+  SolverParameters parameters;
+  parameters.tol = 1e-9;
+  parameters.max_epochs = 5;
+  LocalCommunicator local;
+  const FitResult result = run_cocoa_rounds(backend, local, 1, parameters, std::chrono::steady_clock::now());
+  EXPECT_FALSE(result.converged);
+  EXPECT_EQ(result.epochs, 5);
+  // After epoch 3 (12 rows visited) and after the last epoch, whatever it visited.
+  EXPECT_EQ(backend.certified_before, (std::vector<int>{3, 5}));
+}
+
+TEST(CocoaRound, SeveralWorkersShortenARoundWhoseOverlapExceedsSigma) {
+  ScriptedBackend backend;
+  // Round 1: the workers' changes do not overlap (rho = 1): gamma 1, next sigma'
+  // 1.25 rho. Round 2: they all point the same way (rho = 2 > 1.25): gamma =
+  // sigma' / rho, and alpha is scaled back alike. Round 3: rho = 1 again.
+  backend.changes = {{1.0, 0.0, 1.0}, {1.0, 1.0, 1.0}, {0.0, 1.0, 1.0}};
+  SolverParameters parameters;
+  parameters.tol = 1e-9;
+  parameters.max_epochs = 6;
+  parameters.local_epochs = 2;
+  LocalCommunicator local;
+  const FitResult result = run_cocoa_rounds(backend, local, 2, parameters, std::chrono::steady_clock::now());
+  EXPECT_EQ(result.epochs, 6);
+  EXPECT_EQ(backend.rounds_begun, 3);
+  EXPECT_EQ(backend.epochs_seen, (std::vector<int>{0, 1, 2, 3, 4, 5}));
+  // sigma' starts at K = 2 (safe before any measurement), then adapts.
+  EXPECT_EQ(backend.sigmas_seen, (std::vector<double>{2.0, 2.0, 1.25, 1.25, 2.0, 2.0}));
+  ASSERT_EQ(backend.gammas_applied.size(), 3u);
+  EXPECT_DOUBLE_EQ(backend.gammas_applied[0], 1.0);
+  EXPECT_DOUBLE_EQ(backend.gammas_applied[1], 1.25 / 2.0);
+  EXPECT_DOUBLE_EQ(backend.gammas_applied[2], 1.0);
+  EXPECT_EQ(backend.gammas_scaled, (std::vector<double>{1.25 / 2.0}));
+  // Several workers: a certificate after every round.
+  EXPECT_EQ(backend.certified_before, (std::vector<int>{2, 4, 6}));
+}
+
+TEST(CocoaRound, NewtonToleranceFollowsLiblinearsSchedule) {
+  EXPECT_DOUBLE_EQ(newton_tolerance_for_epoch(0), 1e-2);
+  EXPECT_DOUBLE_EQ(newton_tolerance_for_epoch(3), 1e-5);
+  EXPECT_EQ(newton_tolerance_for_epoch(40), 1e-11);
+}
+
+}  // namespace
+}  // namespace snapml
