@@ -138,8 +138,9 @@ TEST(GpuEpochModel, TheWholeChunkJacobiScheduleFails) {
     const FitResult old = fit_gpu_model(data, p, {options.chunk_rows, false, Curvature::Exact}, state);
     // On this data the squared hinge and squared losses still converge under the
     // old schedule (22-25 epochs); the logistic and hinge losses do not.
-    if (loss == LossKind::Logistic || loss == LossKind::Hinge)
+    if (loss == LossKind::Logistic || loss == LossKind::Hinge) {
       EXPECT_FALSE(old.converged) << loss_name(loss) << " converged in " << old.epochs << " epochs";
+    }
     p.max_epochs = 1000;
     const FitResult safe = fit_gpu_model(data, p, {options.chunk_rows, true, Curvature::Eso}, state);
     EXPECT_TRUE(safe.converged) << loss_name(loss) << ": the schedule from the same device R";
