@@ -5,8 +5,11 @@
 #   bench/gpu_check.sh --fetch-deps   here, once, on a machine that reaches the Debian
 #                                     registry: downloads the .debs the build needs into
 #                                     build-deps/debs (ignored by git, carried to the GPU)
-#   bench/gpu_check.sh                on the GPU machine (through the device tool, with
-#                                     carry ["build-deps"]); see docs/gpu.md
+#   bench/gpu_check.sh [tests|bench]  on the GPU machine (through the device tool, with
+#                                     carry ["build-deps"]); see docs/gpu.md. `tests`
+#                                     builds and runs ctest -L gpu only (a short call),
+#                                     `bench` builds and runs the benchmarks only; no
+#                                     argument does both, tests first
 #
 # The GPU machines reach no package registry, and their image (KINDS.md) has nvcc,
 # CMake and ninja but not the -dev packages this project builds against. So the build
@@ -25,7 +28,17 @@ BUILD=${SNAPML_BUILD_DIR:-$ROOT/build-gpu}
 PACKAGES=(libeigen3-dev libgtest-dev libgmock-dev libxxhash-dev libxxhash0 libcli11-dev
           libfast-float-dev zlib1g-dev zlib1g pkgconf pkgconf-bin libpkgconf3)
 # Test and benchmark executables of the CUDA backend; later GPU work adds its own here.
-TARGETS=${SNAPML_GPU_TARGETS:-"test_gpu_probe test_gpu_hidden test_gpu_kernels test_sdca_gpu test_sdca_gpu_host test_stream_plan test_sdca_gpu_stream gpu_spmv_bench gpu_sdca_bench gpu_stream_bench"}
+MODE=${1:-all}
+TEST_TARGETS="test_gpu_probe test_gpu_hidden test_gpu_kernels test_sdca_gpu test_sdca_gpu_host test_stream_plan test_sdca_gpu_stream test_gpu_epoch_model"
+BENCH_TARGETS="gpu_spmv_bench gpu_sdca_bench gpu_stream_bench"
+case "$MODE" in
+  tests) DEFAULT_TARGETS=$TEST_TARGETS ;;
+  bench) DEFAULT_TARGETS=$BENCH_TARGETS ;;
+  all) DEFAULT_TARGETS="$TEST_TARGETS $BENCH_TARGETS" ;;
+  --fetch-deps) DEFAULT_TARGETS="" ;;
+  *) echo "usage: bench/gpu_check.sh [--fetch-deps | tests | bench]" >&2; exit 2 ;;
+esac
+TARGETS=${SNAPML_GPU_TARGETS:-$DEFAULT_TARGETS}
 # Two feature counts: w inside the 50 MB L2 (2^20 floats) and far outside it (2^26).
 BENCH_RUNS=("--nnz 500000000 --features 1048576" "--nnz 500000000 --features 67108864")
 # GPU SDCA: the epoch on 500M non-zeros against the floor, then GPU against CPU (16
@@ -160,6 +173,7 @@ fi
 echo "- build: $(( $(date +%s) - start )) s for $TARGETS" >> "$REPORT"
 
 # ---- tests ----------------------------------------------------------------------
+if [[ "$MODE" != "bench" ]]; then
 log "ctest -L gpu"
 (cd "$BUILD" && ctest -L gpu --output-on-failure --timeout 300) > "$OUT_DIR/ctest.log" 2>&1
 ctest_rc=$?
@@ -172,8 +186,10 @@ ctest_rc=$?
   grep -E "tests passed|tests failed|Skipped|\(Failed\)|\*\*\*" "$OUT_DIR/ctest.log" | head -40
   echo '```'
 } >> "$REPORT"
+fi
 
 # ---- benchmarks -------------------------------------------------------------------
+if [[ "$MODE" != "tests" ]]; then
 echo -e "\n## Benchmarks" >> "$REPORT"
 for args in "${BENCH_RUNS[@]}"; do
   [[ -x "$BUILD/bench/gpu_spmv_bench" ]] || break  # not among SNAPML_GPU_TARGETS
@@ -203,6 +219,7 @@ for args in "${STREAM_BENCH_RUNS[@]}"; do
   { echo; echo "gpu_stream_bench $args (exit $rc)"; cat "$OUT_DIR/bench.tmp"; } >> "$REPORT"
 done
 rm -f "$OUT_DIR/bench.tmp"
+fi
 
 cat "$REPORT"
 exit $status

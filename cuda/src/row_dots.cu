@@ -5,6 +5,7 @@
 
 #include "block_reduce.cuh"
 #include "snapml/cuda/check.h"
+#include "snapml/cuda/epoch_schedule.h"
 
 namespace snapml::cuda {
 namespace {
@@ -34,11 +35,7 @@ void launch(const CsrView& x, const float* w, float* out, cudaStream_t stream) {
 
 }  // namespace
 
-int row_dots_block_size(double mean_row_nnz) {
-  for (int threads : {32, 64, 128})
-    if (mean_row_nnz <= threads) return threads;
-  return 256;
-}
+int row_dots_block_size(double mean_row_nnz) { return row_block_size(mean_row_nnz); }
 
 void row_dots(const DeviceCsr& matrix, const float* w, float* out, cudaStream_t stream) {
   if (matrix.n_rows() == 0) return;
