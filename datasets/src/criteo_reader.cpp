@@ -20,6 +20,7 @@
 #include <exception>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "line_ranges.h"
@@ -362,8 +363,14 @@ CriteoData parse_criteo(const char* data, std::size_t size, const std::string& n
 
 CriteoData read_criteo(const std::string& path, const CriteoOptions& options) {
   validate(options);  // before touching the file
-  detail::TextInput input(path);
-  return parse_criteo(input.data(), input.size(), path, options);
+  return read_criteo(InputFile(path), options);
+}
+
+CriteoData read_criteo(InputFile input, const CriteoOptions& options) {
+  validate(options);
+  const std::string path = input.path();
+  const detail::TextInput text(std::move(input));
+  return parse_criteo(text.data(), text.size(), path, options);
 }
 
 }  // namespace snapml::datasets

@@ -19,6 +19,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "decimal.h"
@@ -361,8 +362,13 @@ Dataset parse_svmlight(const char* data, std::size_t size, const std::string& na
 }
 
 Dataset read_svmlight(const std::string& path, const SvmlightOptions& options) {
-  detail::TextInput input(path);
-  return parse_svmlight(input.data(), input.size(), path, options);
+  return read_svmlight(InputFile(path), options);
+}
+
+Dataset read_svmlight(InputFile input, const SvmlightOptions& options) {
+  const std::string path = input.path();
+  const detail::TextInput text(std::move(input));
+  return parse_svmlight(text.data(), text.size(), path, options);
 }
 
 }  // namespace snapml::datasets
