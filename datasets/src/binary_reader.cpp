@@ -56,33 +56,22 @@ std::size_t page_size() {
 
 }  // namespace
 
-MappedBinaryFile::MappedBinaryFile(const std::string& path, const BinaryOpenOptions& options) : path_(path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw IoError("cannot open " + path + ": " + errno_message());
-  struct stat info {};
-  if (::fstat(fd, &info) != 0) {
-    std::string reason = errno_message();
-    ::close(fd);
-    throw IoError("cannot stat " + path + ": " + reason);
-  }
-  if (!S_ISREG(info.st_mode)) {
-    ::close(fd);
-    throw IoError("cannot read " + path + ": not a regular file");
-  }
-  const auto actual_size = static_cast<std::uint64_t>(info.st_size);
+MappedBinaryFile::MappedBinaryFile(const std::string& path, const BinaryOpenOptions& options)
+    : MappedBinaryFile(InputFile(path), options) {}
+
+MappedBinaryFile::MappedBinaryFile(const InputFile& input, const BinaryOpenOptions& options) : path_(input.path()) {
+  const std::string& path = path_;
+  const std::uint64_t actual_size = input.size();
   if (actual_size < kHeaderBytes) {
-    // Too short to map a header; read what there is to tell a foreign file
-    // (bad magic) from a truncated one.
-    char magic[sizeof kBinaryMagic] = {};
-    ssize_t got = ::read(fd, magic, sizeof magic);
-    ::close(fd);
-    if (got == static_cast<ssize_t>(sizeof magic) && std::memcmp(magic, kBinaryMagic, sizeof magic) != 0)
+    // Too short to map a header; what there is tells a foreign file (bad magic)
+    // from a truncated one.
+    if (input.head().size() >= sizeof kBinaryMagic && !input.starts_with(kBinaryMagic, sizeof kBinaryMagic))
       throw InputError(path, 0, 0, "not a snapml binary file (bad magic; expected \"SNAPBIN\" at byte 0)");
     throw InputError(path, 0, 0, truncated(kHeaderBytes, actual_size, "a header of "));
   }
-  void* map = ::mmap(nullptr, actual_size, PROT_READ, MAP_PRIVATE, fd, 0);
-  std::string reason = errno_message();
-  ::close(fd);  // the mapping keeps the file open
+  // The mapping holds the file; the descriptor stays with `input`.
+  void* map = ::mmap(nullptr, actual_size, PROT_READ, MAP_PRIVATE, input.fd(), 0);
+  const std::string reason = errno_message();
   if (map == MAP_FAILED) throw IoError("cannot map " + path + ": " + reason);
   map_ = static_cast<const unsigned char*>(map);
   map_size_ = actual_size;
@@ -307,10 +296,12 @@ void MappedBinaryFile::prefetch(std::size_t i) const {
   ::madvise(const_cast<unsigned char*>(map_) + start, e.offset + bytes - start, MADV_WILLNEED);
 }
 
-Dataset load_binary(const std::string& path) {
+Dataset load_binary(const std::string& path) { return load_binary(InputFile(path)); }
+
+Dataset load_binary(const InputFile& input) {
   BinaryOpenOptions options;
   options.verify_all = true;
-  const MappedBinaryFile file(path, options);
+  const MappedBinaryFile file(input, options);
   std::vector<CsrChunk> chunks(file.n_chunks());
   for (std::size_t i = 0; i < file.n_chunks(); ++i) {
     const CsrView v = file.chunk(i);
@@ -332,10 +323,8 @@ MappedBinarySource::MappedBinarySource(const std::string& path, const BinaryOpen
 MappedBinarySource::MappedBinarySource(MappedBinaryFile file) : file_(std::move(file)) {}
 
 bool MappedBinarySource::next(CsrView& chunk) {
-  if (position_ >= file_.n_chunks()) return false;
-  chunk = file_.chunk(position_);
-  ++position_;
-  file_.prefetch(position_);  // read the next chunk while the caller works on this one
+  if (!ResidentSource::next(chunk)) return false;
+  file_.prefetch(position());  // read the next chunk while the caller works on this one
   return true;
 }
 

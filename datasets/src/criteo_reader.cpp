@@ -20,6 +20,7 @@
 #include <exception>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "line_ranges.h"
@@ -283,10 +284,7 @@ void validate(const CriteoOptions& options) {
   require(options.hash_bits >= 1 && options.hash_bits <= 30,
           "CriteoOptions.hash_bits must be in 1..30 (39 + 2^hash_bits features must fit an int32), got " +
               std::to_string(options.hash_bits));
-  require(options.threads >= 0,
-          "CriteoOptions.threads must be 0 (all) or positive, got " + std::to_string(options.threads));
-  require(options.chunk_rows > 0,
-          "CriteoOptions.chunk_rows must be positive, got " + std::to_string(options.chunk_rows));
+  detail::check_threads_and_chunk_rows("CriteoOptions", options.threads, options.chunk_rows);
 }
 
 }  // namespace
@@ -307,24 +305,16 @@ std::int32_t criteo_categorical_index(int column, std::uint64_t value, const Cri
 CriteoData parse_criteo(const char* data, std::size_t size, const std::string& name, const CriteoOptions& options) {
   const std::int32_t n_features = criteo_n_features(options);  // validates
   const int threads = detail::resolve_threads(options.threads);
-  const std::vector<std::size_t> cuts = detail::cut_at_lines(data, size, threads);
-
-  std::vector<RangeRows> ranges(static_cast<std::size_t>(threads));
-  SNAPML_OMP(parallel for schedule(dynamic, 1) num_threads(threads))
-  for (int i = 0; i < threads; ++i) {
-    auto t = static_cast<std::size_t>(i);
-    try {
-      // ~250 bytes and ~33 non-zeros a row in the real log: reserve to avoid regrowth.
-      const std::size_t rows_guess = (cuts[t + 1] - cuts[t]) / 200 + 1;
-      ranges[t].row_ends.reserve(rows_guess);
-      ranges[t].labels.reserve(rows_guess);
-      ranges[t].indices.reserve(rows_guess * 36);
-      ranges[t].values.reserve(rows_guess * 36);
-      RangeParser(data, options, ranges[t]).parse(cuts[t], cuts[t + 1]);
-    } catch (...) {
-      ranges[t].exception = std::current_exception();
-    }
-  }
+  const std::vector<RangeRows> ranges = detail::parse_ranges<RangeRows>(
+      data, size, threads, [&](RangeRows& rows, std::size_t begin, std::size_t end) {
+        // ~250 bytes and ~33 non-zeros a row in the real log: reserve to avoid regrowth.
+        const std::size_t rows_guess = (end - begin) / 200 + 1;
+        rows.row_ends.reserve(rows_guess);
+        rows.labels.reserve(rows_guess);
+        rows.indices.reserve(rows_guess * 36);
+        rows.values.reserve(rows_guess * 36);
+        RangeParser(data, options, rows).parse(begin, end);
+      });
 
   CriteoData result;
   // Without skipping each range stops at its first problem, so the first range
@@ -338,9 +328,7 @@ CriteoData parse_criteo(const char* data, std::size_t size, const std::string& n
     result.skipped_lines += r.skipped;
   }
 
-  std::vector<std::int64_t> range_first_row(ranges.size() + 1, 0);
-  for (std::size_t t = 0; t < ranges.size(); ++t)
-    range_first_row[t + 1] = range_first_row[t] + static_cast<std::int64_t>(ranges[t].labels.size());
+  const std::vector<std::int64_t> range_first_row = detail::range_first_rows(ranges);
   const std::int64_t n_rows = range_first_row.back();
   if (n_rows == 0)
     throw InputError(name, 0, 0,
@@ -348,22 +336,20 @@ CriteoData parse_criteo(const char* data, std::size_t size, const std::string& n
                                                 result.first_skipped + ")"
                                           : std::string("no examples: the input is empty"));
 
-  const std::int64_t n_chunks = (n_rows + options.chunk_rows - 1) / options.chunk_rows;
-  std::vector<CsrChunk> chunks(static_cast<std::size_t>(n_chunks));
-  SNAPML_OMP(parallel for schedule(dynamic, 1) num_threads(threads))
-  for (std::int64_t c = 0; c < n_chunks; ++c) {
-    std::int64_t first = c * options.chunk_rows;
-    detail::fill_chunk(chunks[static_cast<std::size_t>(c)], first, std::min(n_rows, first + options.chunk_rows),
-                       ranges, range_first_row);
-  }
-  result.dataset = Dataset(std::move(chunks), n_features);
+  result.dataset = Dataset(detail::fill_chunks(ranges, range_first_row, options.chunk_rows, threads), n_features);
   return result;
 }
 
 CriteoData read_criteo(const std::string& path, const CriteoOptions& options) {
   validate(options);  // before touching the file
-  detail::TextInput input(path);
-  return parse_criteo(input.data(), input.size(), path, options);
+  return read_criteo(InputFile(path), options);
+}
+
+CriteoData read_criteo(InputFile input, const CriteoOptions& options) {
+  validate(options);
+  const std::string path = input.path();
+  const detail::TextInput text(std::move(input));
+  return parse_criteo(text.data(), text.size(), path, options);
 }
 
 }  // namespace snapml::datasets

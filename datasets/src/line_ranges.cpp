@@ -20,6 +20,11 @@ std::vector<std::size_t> cut_at_lines(const char* data, std::size_t size, int pa
   return cuts;
 }
 
+void check_threads_and_chunk_rows(const char* options, int threads, std::int64_t chunk_rows) {
+  require(threads >= 0, std::string(options) + ".threads must be 0 (all) or positive, got " + std::to_string(threads));
+  require(chunk_rows > 0, std::string(options) + ".chunk_rows must be positive, got " + std::to_string(chunk_rows));
+}
+
 InputError located(const char* data, std::size_t offset, const std::string& name, const std::string& problem) {
   std::int64_t line = 1 + std::count(data, data + offset, '\n');
   std::size_t line_start = offset;

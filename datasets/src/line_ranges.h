@@ -11,6 +11,9 @@
 #include <string>
 #include <vector>
 
+#include <exception>
+
+#include "parallel.h"
 #include "snapml/dataset.h"
 #include "snapml/error.h"
 
@@ -76,6 +79,64 @@ void fill_chunk(CsrChunk& chunk, std::int64_t first, std::int64_t last, const st
               chunk.values.begin() + written);
     written += s.nnz_end - s.nnz_begin;
   }
+}
+
+// The options every parallel reader takes: `threads` 0 (all) or positive, and
+// positive `chunk_rows`; `options` names the struct in the message.
+void check_threads_and_chunk_rows(const char* options, int threads, std::int64_t chunk_rows);
+
+// Phase 2 of every reader: the input cut at line starts into one range per
+// thread, range t parsed on its own thread by parse(rows, begin, end) into
+// ranges[t]. Nothing may leave a parallel loop, so an exception a range throws is
+// kept in its `exception`, for the caller to rethrow in range order.
+template <class Rows, class Parse>
+std::vector<Rows> parse_ranges(const char* data, std::size_t size, int threads, Parse parse) {
+  const std::vector<std::size_t> cuts = cut_at_lines(data, size, threads);
+  std::vector<Rows> ranges(static_cast<std::size_t>(threads));
+  SNAPML_OMP(parallel for schedule(dynamic, 1) num_threads(threads))
+  for (int i = 0; i < threads; ++i) {
+    const auto t = static_cast<std::size_t>(i);
+    try {
+      parse(ranges[t], cuts[t], cuts[t + 1]);
+    } catch (...) {
+      ranges[t].exception = std::current_exception();
+    }
+  }
+  return ranges;
+}
+
+// The global number of each range's first row, and the row count last.
+template <class Rows>
+std::vector<std::int64_t> range_first_rows(const std::vector<Rows>& ranges) {
+  std::vector<std::int64_t> first(ranges.size() + 1, 0);
+  for (std::size_t t = 0; t < ranges.size(); ++t)
+    first[t + 1] = first[t] + static_cast<std::int64_t>(ranges[t].labels.size());
+  return first;
+}
+
+// Phase 3: the ranges' rows, in file order, cut into chunks of `chunk_rows` rows
+// by global row number (so the chunks do not depend on the thread count), filled
+// in parallel (fill_chunk, with its index_shift).
+template <class Rows>
+std::vector<CsrChunk> fill_chunks(const std::vector<Rows>& ranges, const std::vector<std::int64_t>& range_first_row,
+                                  std::int64_t chunk_rows, int threads, std::int32_t index_shift = 0) {
+  const std::int64_t n_rows = range_first_row.back();
+  const std::int64_t n_chunks = (n_rows + chunk_rows - 1) / chunk_rows;
+  std::vector<CsrChunk> chunks(static_cast<std::size_t>(n_chunks));
+  std::vector<std::exception_ptr> failures(chunks.size());  // no exception may leave the parallel loop
+  SNAPML_OMP(parallel for schedule(dynamic, 1) num_threads(threads))
+  for (std::int64_t c = 0; c < n_chunks; ++c) {
+    const std::int64_t first = c * chunk_rows;
+    try {
+      fill_chunk(chunks[static_cast<std::size_t>(c)], first, std::min(n_rows, first + chunk_rows), ranges,
+                 range_first_row, index_shift);
+    } catch (...) {
+      failures[static_cast<std::size_t>(c)] = std::current_exception();
+    }
+  }
+  for (const std::exception_ptr& failure : failures)
+    if (failure) std::rethrow_exception(failure);
+  return chunks;
 }
 
 }  // namespace snapml::datasets::detail

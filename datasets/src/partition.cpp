@@ -159,8 +159,13 @@ Dataset parse_svmlight_partition(const char* data, std::size_t size, const std::
 }
 
 Dataset read_svmlight_partition(const std::string& path, Communicator& communicator, const SvmlightOptions& options) {
-  const detail::TextInput input(path);
-  return parse_svmlight_partition(input.data(), input.size(), path, communicator, options, input.compressed());
+  return read_svmlight_partition(InputFile(path), communicator, options);
+}
+
+Dataset read_svmlight_partition(InputFile input, Communicator& communicator, const SvmlightOptions& options) {
+  const std::string path = input.path();
+  const detail::TextInput text(std::move(input));
+  return parse_svmlight_partition(text.data(), text.size(), path, communicator, options, text.compressed());
 }
 
 namespace {

@@ -104,6 +104,12 @@ BinaryFileLayout read_binary_layout(const std::string& path) {
   return layout;
 }
 
+BinaryFileLayout read_binary_layout(const InputFile& input) {
+  require(!input.spooled(), "cannot stream " + input.path() +
+                                " from disk: it is a pipe or FIFO, read into memory whole; pass a regular file");
+  return read_binary_layout(input.path());
+}
+
 StreamedBinarySource::StreamedBinarySource(const std::string& path, std::size_t buffers)
     : StreamedBinarySource(read_binary_layout(path), buffers) {}
 

@@ -19,6 +19,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "decimal.h"
@@ -289,26 +290,17 @@ Dataset parse_svmlight(const char* data, std::size_t size, const std::string& na
   require(options.n_features >= 0,
           "SvmlightOptions.n_features must be 0 (from the data) or positive, got " +
               std::to_string(options.n_features));
-  require(options.threads >= 0,
-          "SvmlightOptions.threads must be 0 (all) or positive, got " + std::to_string(options.threads));
-  require(options.chunk_rows > 0,
-          "SvmlightOptions.chunk_rows must be positive, got " + std::to_string(options.chunk_rows));
+  detail::check_threads_and_chunk_rows("SvmlightOptions", options.threads, options.chunk_rows);
   const IndexRules rules = make_rules(options);
   const int threads = detail::resolve_threads(options.threads);
-  const std::vector<std::size_t> cuts = detail::cut_at_lines(data, size, threads);
-
-  std::vector<RangeRows> ranges(static_cast<std::size_t>(threads));
-  SNAPML_OMP(parallel for schedule(dynamic, 1) num_threads(threads))
-  for (int i = 0; i < threads; ++i) {
-    auto t = static_cast<std::size_t>(i);
-    try {
-      RangeParser(data, cuts[t], cuts[t + 1], rules, ranges[t]).parse();
-    } catch (Problem& problem) {
-      ranges[t].problem = std::move(problem);
-    } catch (...) {
-      ranges[t].exception = std::current_exception();
-    }
-  }
+  const std::vector<RangeRows> ranges = detail::parse_ranges<RangeRows>(
+      data, size, threads, [&](RangeRows& rows, std::size_t begin, std::size_t end) {
+        try {
+          RangeParser(data, begin, end, rules, rows).parse();
+        } catch (Problem& problem) {
+          rows.problem = std::move(problem);
+        }
+      });
   // Each range stops at its first problem, so the first failed range holds the
   // earliest problem of the file, whatever the number of ranges.
   for (const RangeRows& r : ranges) {
@@ -328,12 +320,9 @@ Dataset parse_svmlight(const char* data, std::size_t size, const std::string& na
                                   std::to_string(rules.n_features - 1) + ")");
   }
 
-  std::vector<std::int64_t> range_first_row(ranges.size() + 1, 0);
+  const std::vector<std::int64_t> range_first_row = detail::range_first_rows(ranges);
   std::int64_t max_index = -1;
-  for (std::size_t t = 0; t < ranges.size(); ++t) {
-    range_first_row[t + 1] = range_first_row[t] + static_cast<std::int64_t>(ranges[t].labels.size());
-    max_index = std::max(max_index, ranges[t].max_index);
-  }
+  for (const RangeRows& r : ranges) max_index = std::max(max_index, r.max_index);
   const std::int64_t n_rows = range_first_row.back();
   if (n_rows == 0)
     throw InputError(name, 0, 0, "no examples: the input is empty or holds only blank and comment lines");
@@ -342,27 +331,17 @@ Dataset parse_svmlight(const char* data, std::size_t size, const std::string& na
   const auto n_features = static_cast<std::int32_t>(
       options.n_features > 0 ? options.n_features : std::max<std::int64_t>(max_index - shift + 1, 0));
 
-  const std::int64_t n_chunks = (n_rows + options.chunk_rows - 1) / options.chunk_rows;
-  std::vector<CsrChunk> chunks(static_cast<std::size_t>(n_chunks));
-  std::vector<std::exception_ptr> failures(chunks.size());  // no exception may leave the parallel loop
-  SNAPML_OMP(parallel for schedule(dynamic, 1) num_threads(threads))
-  for (std::int64_t c = 0; c < n_chunks; ++c) {
-    std::int64_t first = c * options.chunk_rows;
-    try {
-      detail::fill_chunk(chunks[static_cast<std::size_t>(c)], first,
-                         std::min(n_rows, first + options.chunk_rows), ranges, range_first_row, shift);
-    } catch (...) {
-      failures[static_cast<std::size_t>(c)] = std::current_exception();
-    }
-  }
-  for (const auto& failure : failures)
-    if (failure) std::rethrow_exception(failure);
-  return Dataset(std::move(chunks), n_features);
+  return Dataset(detail::fill_chunks(ranges, range_first_row, options.chunk_rows, threads, shift), n_features);
 }
 
 Dataset read_svmlight(const std::string& path, const SvmlightOptions& options) {
-  detail::TextInput input(path);
-  return parse_svmlight(input.data(), input.size(), path, options);
+  return read_svmlight(InputFile(path), options);
+}
+
+Dataset read_svmlight(InputFile input, const SvmlightOptions& options) {
+  const std::string path = input.path();
+  const detail::TextInput text(std::move(input));
+  return parse_svmlight(text.data(), text.size(), path, options);
 }
 
 }  // namespace snapml::datasets

@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -15,46 +14,24 @@ namespace snapml::datasets::detail {
 
 namespace {
 
-// Closes a descriptor on every exit path until released.
-struct FdGuard {
-  int fd;
-  ~FdGuard() {
-    if (fd >= 0) ::close(fd);
-  }
-  int release() {
-    int f = fd;
-    fd = -1;
-    return f;
-  }
-};
-
-bool starts_with_gzip_magic(int fd) {
-  unsigned char magic[2] = {0, 0};
-  return ::pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-}
+constexpr unsigned char kGzipMagic[2] = {0x1f, 0x8b};
 
 }  // namespace
 
-TextInput::TextInput(const std::string& path) {
-  FdGuard guard{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-  if (guard.fd < 0) throw IoError("cannot open " + path + ": " + errno_message());
-  struct stat info {};
-  if (::fstat(guard.fd, &info) != 0) throw IoError("cannot stat " + path + ": " + errno_message());
-  if (S_ISDIR(info.st_mode)) throw IoError("cannot read " + path + ": it is a directory");
-
-  if (S_ISREG(info.st_mode) && !starts_with_gzip_magic(guard.fd)) {
-    mapped_size_ = static_cast<std::size_t>(info.st_size);
+TextInput::TextInput(InputFile input) {
+  if (!input.starts_with(kGzipMagic, sizeof kGzipMagic)) {
+    mapped_size_ = static_cast<std::size_t>(input.size());
     if (mapped_size_ == 0) return;  // mmap refuses length 0; an empty buffer serves
     // The whole file is parsed at once, by threads working on different parts:
     // populating the map up front replaces one page fault per 4 KiB.
-    void* map = ::mmap(nullptr, mapped_size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, guard.fd, 0);
-    if (map == MAP_FAILED) throw IoError("cannot map " + path + ": " + errno_message());
+    void* map = ::mmap(nullptr, mapped_size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, input.fd(), 0);
+    if (map == MAP_FAILED) throw IoError("cannot map " + input.path() + ": " + errno_message());
     mapped_ = static_cast<const char*>(map);
     return;
   }
-  // gzread passes non-gzip data through unchanged, so pipes take this path too.
-  compressed_ = S_ISREG(info.st_mode);
-  read_through_zlib(guard.release(), path);
+  compressed_ = true;
+  const std::string path = input.path();
+  read_through_zlib(input.release(), path);
 }
 
 void TextInput::read_through_zlib(int fd, const std::string& path) {

@@ -31,26 +31,17 @@ namespace snapml::python {
 namespace {
 
 // The whole CsrData as one chunk: what train() reads, with no copy.
-class ViewSource final : public ChunkSource {
+class ViewSource final : public ResidentSource {
  public:
   explicit ViewSource(const CsrView& view) : view_(view) {}
-  bool next(CsrView& chunk) override {
-    if (done_) return false;
-    chunk = view_;
-    done_ = true;
-    return true;
-  }
-  void reset() override { done_ = false; }
   std::int32_t n_features() const override { return view_.n_features; }
   std::int64_t n_rows() const override { return view_.n_rows; }
   std::int64_t nnz() const override { return view_.nnz(); }
   std::size_t n_chunks() const override { return 1; }
-  bool resident() const override { return true; }
   CsrView chunk(std::size_t) const override { return view_; }
 
  private:
   CsrView view_;
-  bool done_ = false;
 };
 
 // Called after every epoch on the training thread (problems run one after another

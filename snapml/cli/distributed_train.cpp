@@ -9,17 +9,15 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "cli_common.h"
-#include "snapml/datasets/binary_format.h"
+#include "snapml/datasets/format.h"
 #include "snapml/datasets/streamed_binary_source.h"
 #include "snapml/datasets/partition.h"
 #include "snapml/error.h"
@@ -32,18 +30,6 @@ namespace snapml::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// The format read_dataset would pick: binary for --format binary, or with auto
-// for a .snap name or a file that starts with the binary magic.
-bool binary_input(const std::string& path, DataFormat format) {
-  if (format != DataFormat::Auto) return format == DataFormat::Binary;
-  if (std::filesystem::path(path).extension() == datasets::kBinaryExtension) return true;
-  std::ifstream in(path, std::ios::binary);
-  char start[sizeof datasets::kBinaryMagic] = {};
-  in.read(start, sizeof start);
-  return in.gcount() == static_cast<std::streamsize>(sizeof start) &&
-         std::memcmp(start, datasets::kBinaryMagic, sizeof start) == 0;
-}
 
 // Ranks that share this machine, as the launcher tells (1 when it does not).
 int ranks_on_this_node() {
@@ -72,12 +58,13 @@ int default_threads_per_rank() {
 // when --max-memory, a budget per rank, cannot hold them), or its share of an
 // svmlight file parsed into `held`.
 std::unique_ptr<ChunkSource> open_share(const TrainOptions& o, Communicator& communicator, Dataset& held) {
-  const bool binary = binary_input(o.training_file, o.format);
+  datasets::InputFile input(o.training_file);  // opened once: a pipe can be read only once
+  const bool binary = datasets::sniff_format(input, o.format) == DataFormat::Binary;
   require(o.max_memory == 0 || binary,
           "--max-memory streams a binary (.snap) file; " + o.training_file +
               " is text, which every rank parses into memory: convert it first (snap-convert)");
   if (binary && o.max_memory > 0) {
-    datasets::BinaryFileLayout share = datasets::layout_share(datasets::read_binary_layout(o.training_file),
+    datasets::BinaryFileLayout share = datasets::layout_share(datasets::read_binary_layout(input),
                                                               communicator.rank(), communicator.size());
     const datasets::BinarySourcePlan plan = datasets::plan_binary_source(share, o.max_memory);
     if (plan.stream) {
@@ -92,11 +79,11 @@ std::unique_ptr<ChunkSource> open_share(const TrainOptions& o, Communicator& com
     }
   }
   if (binary)
-    return std::make_unique<datasets::MappedBinaryPartition>(datasets::MappedBinaryFile(o.training_file),
-                                                             communicator.rank(), communicator.size());
+    return std::make_unique<datasets::MappedBinaryPartition>(datasets::MappedBinaryFile(input), communicator.rank(),
+                                                             communicator.size());
   datasets::SvmlightOptions options;
   options.threads = o.parameters.threads;
-  held = datasets::read_svmlight_partition(o.training_file, communicator, options);
+  held = datasets::read_svmlight_partition(std::move(input), communicator, options);
   return std::make_unique<InMemorySource>(held);
 }
 

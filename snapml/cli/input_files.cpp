@@ -1,12 +1,9 @@
 #include "input_files.h"
 
-#include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
-#include "snapml/datasets/binary_format.h"
-#include "snapml/datasets/svmlight.h"
 #include "snapml/error.h"
 
 namespace snapml::cli {
@@ -22,32 +19,24 @@ std::string file_start(const std::string& path, std::size_t size) {
   return bytes;
 }
 
-bool looks_binary(const std::string& path) {
-  if (std::filesystem::path(path).extension() == datasets::kBinaryExtension) return true;
-  const std::string start = file_start(path, sizeof datasets::kBinaryMagic);
-  return start.size() == sizeof datasets::kBinaryMagic &&
-         std::memcmp(start.data(), datasets::kBinaryMagic, sizeof datasets::kBinaryMagic) == 0;
-}
-
 }  // namespace
 
-DataFormat data_format_from_name(const std::string& name) {
-  if (name == "svmlight") return DataFormat::Svmlight;
-  if (name == "binary") return DataFormat::Binary;
-  require(name == "auto", "unknown data format '" + name + "': use auto, svmlight or binary");
-  return DataFormat::Auto;
+std::vector<std::string> data_file_format_names() {
+  std::vector<std::string> names;
+  for (DataFormat format : {DataFormat::Auto, DataFormat::Svmlight, DataFormat::Binary})
+    names.emplace_back(datasets::data_format_name(format));
+  return names;
 }
 
-bool is_binary_input(const std::string& path, DataFormat format) {
-  return format == DataFormat::Binary || (format == DataFormat::Auto && looks_binary(path));
+Dataset read_dataset(datasets::InputFile input, DataFormat format, int threads) {
+  datasets::OpenOptions options;
+  options.format = format;
+  options.svmlight.threads = threads;
+  return std::move(datasets::open(std::move(input), options).dataset);
 }
 
 Dataset read_dataset(const std::string& path, DataFormat format, int threads) {
-  if (is_binary_input(path, format))
-    return datasets::load_binary(path);
-  datasets::SvmlightOptions options;
-  options.threads = threads;
-  return datasets::read_svmlight(path, options);
+  return read_dataset(datasets::InputFile(path), format, threads);
 }
 
 ModelFile load_any_model(const std::string& path) {

@@ -1,28 +1,28 @@
-// What snap-train and snap-predict read: datasets in either format and models in
-// either format, each recognised from the file itself when not forced.
+// What snap-train and snap-predict read: datasets in either format (through the
+// data-format seam, snapml/datasets/format.h) and models in either format, each
+// recognised from the file itself when not forced.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "snapml/dataset.h"
+#include "snapml/datasets/format.h"
 #include "snapml/model.h"
 
 namespace snapml::cli {
 
-// --format: svmlight text, the binary chunked format, or auto (binary when the
-// name ends in .snap or the file starts with the binary magic, else svmlight).
-enum class DataFormat { Auto, Svmlight, Binary };
+using datasets::DataFormat;
 
-// The accepted --format names, for CLI11's IsMember check and the help text.
-inline constexpr const char* kFormatNames[] = {"auto", "svmlight", "binary"};
-DataFormat data_format_from_name(const std::string& name);
+// The accepted --format names of snap-train and snap-predict (format.h's, less
+// criteo, which only snap-convert reads), for CLI11's IsMember check.
+std::vector<std::string> data_file_format_names();
 
-// True when `path` is read as the binary chunked format under `format`.
-bool is_binary_input(const std::string& path, DataFormat format);
-
-// Reads a whole dataset. Throws IoError when the file cannot be read and
-// InputError (file:line:column, or file and chunk) when its content is malformed.
+// Reads a whole dataset, recognised by format.h's sniffer unless `format` forces
+// one. Throws IoError when the file cannot be read and InputError
+// (file:line:column, or file and chunk) when its content is malformed. A pipe or
+// FIFO reads as a file does: the path is opened once (input_file.h).
+Dataset read_dataset(datasets::InputFile input, DataFormat format, int threads);
 Dataset read_dataset(const std::string& path, DataFormat format, int threads);
 
 struct ModelFile {

@@ -5,9 +5,11 @@
 //   snap-convert [options] INPUT OUTPUT
 //   snap-convert --summary [options] INPUT
 //
-// Formats follow from the extension unless --from/--to say otherwise: `.snap` is
-// the binary chunked format, anything else svmlight (`.gz` included on input). Criteo
-// TSV is never inferred: it takes --from criteo (input only).
+// Formats follow from the file unless --from/--to say otherwise: the input's as
+// snapml/datasets/format.h recognises it (binary for `.snap` or the binary magic,
+// else svmlight, `.gz` included), the output's from its extension (`.snap` is the
+// binary chunked format, anything else svmlight). Criteo TSV is never inferred: it
+// takes --from criteo (input only).
 // Exit codes: cli_common.h.
 #include <algorithm>
 #include <charconv>
@@ -22,9 +24,7 @@
 #include "cli_common.h"
 #include "snapml/chunk_source.h"
 #include "snapml/dataset.h"
-#include "snapml/datasets/binary_format.h"
-#include "snapml/datasets/criteo.h"
-#include "snapml/datasets/svmlight.h"
+#include "snapml/datasets/format.h"
 #include "snapml/error.h"
 
 namespace snapml::cli {
@@ -48,13 +48,8 @@ struct Options {
   bool skip_bad_lines = false;
 };
 
-// Malformed Criteo lines dropped by the last read under --skip-bad-lines.
-struct Skipped {
-  std::int64_t lines = 0;
-  std::string first;
-};
-
-std::string format_of(const std::string& path, const std::string& forced) {
+// The output's format: --to, else from the extension.
+std::string output_format(const std::string& path, const std::string& forced) {
   if (!forced.empty()) return forced;
   return std::filesystem::path(path).extension() == datasets::kBinaryExtension ? "binary" : "svmlight";
 }
@@ -70,37 +65,35 @@ std::string shortest(double value) {
   return std::string(buffer, result.ptr);
 }
 
-Dataset read_any(const Options& o, const std::string& format, Skipped* skipped = nullptr) {
-  if (format == "criteo") {
-    datasets::CriteoOptions criteo;
-    criteo.hash_bits = o.hash_bits;
-    criteo.seed = o.seed;
-    criteo.skip_bad_lines = o.skip_bad_lines;
-    criteo.threads = o.threads;
-    if (o.chunk_rows) criteo.chunk_rows = o.chunk_rows;
-    datasets::CriteoData read = datasets::read_criteo(o.input, criteo);
-    if (skipped) *skipped = {read.skipped_lines, read.first_skipped};
-    if (o.n_features) read.dataset.set_n_features(o.n_features);
-    return std::move(read.dataset);
-  }
-  if (format == "binary") {
-    Dataset data = datasets::load_binary(o.input);
-    if (o.n_features) data.set_n_features(o.n_features);
-    return data;
-  }
-  datasets::SvmlightOptions svm;
-  svm.index_base = o.zero_based == "yes"  ? datasets::IndexBase::Zero
-                   : o.zero_based == "no" ? datasets::IndexBase::One
-                                          : datasets::IndexBase::Auto;
-  svm.n_features = o.n_features;
-  svm.threads = o.threads;
-  if (o.chunk_rows) svm.chunk_rows = o.chunk_rows;
-  return datasets::read_svmlight(o.input, svm);
+// Opens the input through the format seam; `map_binary` leaves a binary input
+// in its map (a source) instead of copying it into a dataset.
+datasets::OpenedData open_input(const Options& o, bool map_binary) {
+  datasets::OpenOptions open;
+  open.format = o.from.empty() ? datasets::DataFormat::Auto : datasets::data_format_from_name(o.from);
+  open.map_binary = map_binary;
+  open.binary.verify_all = true;  // a summary's load time then includes the checksums
+  open.criteo.hash_bits = o.hash_bits;
+  open.criteo.seed = o.seed;
+  open.criteo.skip_bad_lines = o.skip_bad_lines;
+  open.criteo.threads = o.threads;
+  open.svmlight.index_base = o.zero_based == "yes"  ? datasets::IndexBase::Zero
+                             : o.zero_based == "no" ? datasets::IndexBase::One
+                                                    : datasets::IndexBase::Auto;
+  open.svmlight.n_features = o.n_features;
+  open.svmlight.threads = o.threads;
+  if (o.chunk_rows) open.svmlight.chunk_rows = open.criteo.chunk_rows = o.chunk_rows;
+  datasets::OpenedData opened = datasets::open(o.input, open);
+  // svmlight takes the count while parsing (an index past it is an error); the
+  // others are widened after.
+  if (o.n_features && opened.format != datasets::DataFormat::Svmlight && !opened.source)
+    opened.dataset.set_n_features(o.n_features);
+  return opened;
 }
 
 // Label counts, nnz and weights through the chunk-source seam, so a binary file
 // is summarised straight from its map and svmlight from memory.
-int print_summary(ChunkSource& source, const std::string& path, const std::string& format, double load_seconds) {
+int print_summary(ChunkSource& source, const std::string& path, const datasets::OpenedData& opened,
+                  double load_seconds) {
   std::map<double, std::int64_t> label_counts;
   bool weighted = false;
   CsrView chunk;
@@ -113,7 +106,7 @@ int print_summary(ChunkSource& source, const std::string& path, const std::strin
   auto line = [&](const std::string& key) -> std::ostream& {
     return std::cout << std::left << std::setw(width) << (key + ":");
   };
-  line("input") << path << " (" << format << ")\n";
+  line("input") << path << " (" << datasets::data_format_name(opened.format) << ")\n";
   line("rows") << source.n_rows() << "\n";
   line("features") << source.n_features() << "\n";
   line("nnz") << source.nnz() << "\n";
@@ -131,39 +124,34 @@ int print_summary(ChunkSource& source, const std::string& path, const std::strin
   }
   line("weights") << (weighted ? "yes" : "no") << "\n";
   line("chunks") << source.n_chunks() << "\n";
-  line("bytes") << std::filesystem::file_size(path) << "\n";
+  line("bytes") << opened.file_bytes << "\n";
   line("load time") << std::setprecision(3) << load_seconds << " s\n";
   return kExitOk;
 }
 
-void print_skipped(const Skipped& skipped) {
-  std::cout << "skipped " << skipped.lines << " bad line" << (skipped.lines == 1 ? "" : "s");
-  if (skipped.lines) std::cout << " (first: " << skipped.first << ")";
+void print_skipped(const datasets::OpenedData& opened) {
+  std::cout << "skipped " << opened.skipped_lines << " bad line" << (opened.skipped_lines == 1 ? "" : "s");
+  if (opened.skipped_lines) std::cout << " (first: " << opened.first_skipped << ")";
   std::cout << "\n";
 }
 
 int summarize(const Options& o) {
-  const std::string format = format_of(o.input, o.from);
   const Clock::time_point start = Clock::now();
-  if (format == "binary" && o.n_features == 0) {  // straight from the map, no copy
-    datasets::BinaryOpenOptions open;
-    open.verify_all = true;  // the load time then includes the checksums
-    datasets::MappedBinarySource source(o.input, open);
-    return print_summary(source, o.input, format, seconds_since(start));
-  }
-  Skipped skipped;
-  const Dataset data = read_any(o, format, &skipped);
-  if (o.skip_bad_lines) print_skipped(skipped);
-  InMemorySource source(data);
-  return print_summary(source, o.input, format, seconds_since(start));
+  // A binary file is summarised straight from its map, with no copy, unless
+  // --n-features changes it.
+  const datasets::OpenedData opened = open_input(o, o.n_features == 0);
+  if (o.skip_bad_lines) print_skipped(opened);
+  if (opened.source) return print_summary(*opened.source, o.input, opened, seconds_since(start));
+  InMemorySource source(opened.dataset);
+  return print_summary(source, o.input, opened, seconds_since(start));
 }
 
 int convert(const Options& o) {
-  const std::string from = format_of(o.input, o.from);
-  const std::string to = format_of(o.output, o.to);
+  const std::string to = output_format(o.output, o.to);
   const Clock::time_point start = Clock::now();
-  Skipped skipped;
-  const Dataset data = read_any(o, from, &skipped);
+  const datasets::OpenedData opened = open_input(o, false);
+  const Dataset& data = opened.dataset;
+  const std::string from = datasets::data_format_name(opened.format);
   const double read_seconds = seconds_since(start);
 
   const Clock::time_point write_start = Clock::now();
@@ -183,7 +171,7 @@ int convert(const Options& o) {
             << seconds_since(write_start) << " s\n";
   if (o.skip_bad_lines) {
     std::cout << "snap-convert: ";
-    print_skipped(skipped);
+    print_skipped(opened);
   }
   return kExitOk;
 }
@@ -199,7 +187,8 @@ int snap_convert(int argc, char** argv) {
   app.add_flag("--summary", o.summary,
                "print rows, features, nnz, density, labels and their counts, chunks, bytes and load time; "
                "no OUTPUT");
-  app.add_option("--from", o.from, "input format (default: binary for .snap, else svmlight; criteo: Criteo TSV)")
+  app.add_option("--from", o.from,
+                 "input format (default: binary for .snap or the binary magic, else svmlight; criteo: Criteo TSV)")
       ->check(CLI::IsMember({"svmlight", "binary", "criteo"}));
   app.add_option("--to", o.to, "output format (default: binary for .snap, else svmlight)")
       ->check(CLI::IsMember({"svmlight", "binary"}));

@@ -108,7 +108,7 @@ int snap_predict(int argc, char** argv) {
       ->check(CLI::IsMember({0, 1}));
   app.add_flag("-q", o.quiet, "quiet: no accuracy or error lines");
   app.add_option("--format", o.format, "test file format (default auto: binary for .snap or the binary magic)")
-      ->check(CLI::IsMember({"auto", "svmlight", "binary"}));
+      ->check(CLI::IsMember(data_file_format_names()));
   app.add_option("-n,--threads", o.threads, "CPU threads (default 0: all)")->check(CLI::NonNegativeNumber);
   app.footer("Exit codes: 0 ok, 1 usage, 2 bad input, 3 I/O error. docs/cli.md has the details.");
   parse_command_line(app, argc, argv);
@@ -119,7 +119,7 @@ int snap_predict(int argc, char** argv) {
     require(model.loss == LossKind::Logistic,
             "-b 1: probability output is only supported for logistic regression; " + o.model_file + " uses the " +
                 loss_name(model.loss) + " loss");
-  const Dataset test = read_dataset(o.test_file, data_format_from_name(o.format), o.threads);
+  const Dataset test = read_dataset(o.test_file, datasets::data_format_from_name(o.format), o.threads);
   const std::vector<double> predicted = model.predict(test, o.threads);
 
   AtomicFile file(o.output_file);

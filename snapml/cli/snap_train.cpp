@@ -74,21 +74,21 @@ struct MemoryReport {
 
 // With --max-memory: the streamed source the budget needs for the training file,
 // or nullptr when the file is read into memory as without a budget.
-std::unique_ptr<datasets::StreamedBinarySource> streamed_training_source(const TrainOptions& o) {
+std::unique_ptr<datasets::StreamedBinarySource> streamed_training_source(const TrainOptions& o,
+                                                                         const datasets::InputFile& input,
+                                                                         DataFormat format) {
   if (o.max_memory == 0) return nullptr;
-  if (!is_binary_input(o.training_file, o.format)) {
+  if (format != DataFormat::Binary) {
     // Text can only be parsed whole; its in-memory size is of the order of its
     // file size, the only estimate available before parsing.
-    std::error_code error;
-    const auto size = std::filesystem::file_size(o.training_file, error);
-    if (!error && size > o.max_memory)
+    if (input.size() > o.max_memory)
       throw InvalidArgument("--max-memory " + std::to_string(o.max_memory) + ": " + o.training_file + " (" +
-                            std::to_string(size) +
+                            std::to_string(input.size()) +
                             " bytes of text) does not fit the budget and only the binary format streams; "
                             "convert it first (snap-convert " + o.training_file + " DATA.snap) and train on the .snap file");
     return nullptr;
   }
-  datasets::BinaryFileLayout layout = datasets::read_binary_layout(o.training_file);
+  datasets::BinaryFileLayout layout = datasets::read_binary_layout(input);
   const datasets::BinarySourcePlan plan = datasets::plan_binary_source(layout, o.max_memory);
   if (!plan.stream) return nullptr;
   require(o.folds == 0, "-v cross-validation needs the data in memory, and " + o.training_file +
@@ -107,8 +107,11 @@ int snap_train(int argc, char** argv) {
   // Under mpirun every process is one CoCoA+ rank (docs/distributed.md).
   if (launched_as_mpi_rank()) return train_as_mpi_rank(o, &argc, &argv);
 #endif
-  const std::unique_ptr<datasets::StreamedBinarySource> streamed = streamed_training_source(o);
-  const Dataset data = streamed ? Dataset() : read_dataset(o.training_file, o.format, o.parameters.threads);
+  // The training file is opened once, here: a pipe or FIFO can be read only once.
+  datasets::InputFile input(o.training_file);
+  const DataFormat format = datasets::sniff_format(input, o.format);
+  const std::unique_ptr<datasets::StreamedBinarySource> streamed = streamed_training_source(o, input, format);
+  const Dataset data = streamed ? Dataset() : read_dataset(std::move(input), format, o.parameters.threads);
   ProgressLine progress(!o.quiet);
   if (progress.active())
     o.parameters.on_epoch = [&progress](int problem, const EpochRecord& record) { progress.update(problem, record); };

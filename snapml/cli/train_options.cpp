@@ -154,7 +154,7 @@ TrainOptions parse_train_options(int argc, char** argv) {
       "problem, class, epoch, seconds, primal, dual, gap, relative_gap");
   app.add_option("--format", format, "input format of the training and test files (default auto: binary for "
                                      ".snap or the binary magic, else svmlight)")
-      ->check(CLI::IsMember({"auto", "svmlight", "binary"}));
+      ->check(CLI::IsMember(data_file_format_names()));
   auto* model_format_option =
       app.add_option("--model-format", model_format,
                      "snapml (default) or liblinear (LIBLINEAR's text format, which liblinear-predict reads)")
@@ -215,7 +215,7 @@ TrainOptions parse_train_options(int argc, char** argv) {
   if (p.fit_intercept) p.intercept_scaling = bias;
   for (const std::string& weight : weights) p.class_weight.insert(parse_class_weight(weight));
   p.balanced_class_weight = balanced_option->count() > 0;
-  o.format = data_format_from_name(format);
+  o.format = datasets::data_format_from_name(format);
   o.liblinear_model = model_format == "liblinear";
   if (o.folds > 0)
     require(o.model_file.empty(), "-v cross-validates and saves no model; drop model_file " + o.model_file);

@@ -221,30 +221,6 @@ LabelSummary checked_summary(ChunkSource& source, Communicator& communicator, co
 
 namespace {
 
-// Another reader of a resident source: the same chunks (chunk(i) views outlive
-// next() and reset()) with a position of its own, so that one-vs-rest problems
-// can each pass over the data on their own thread.
-class ResidentReader final : public ChunkSource {
- public:
-  explicit ResidentReader(const ChunkSource& source) : source_(source) {}
-  bool next(CsrView& chunk) override {
-    if (position_ >= source_.n_chunks()) return false;
-    chunk = source_.chunk(position_++);
-    return true;
-  }
-  void reset() override { position_ = 0; }
-  std::int32_t n_features() const override { return source_.n_features(); }
-  std::int64_t n_rows() const override { return source_.n_rows(); }
-  std::int64_t nnz() const override { return source_.nnz(); }
-  std::size_t n_chunks() const override { return source_.n_chunks(); }
-  bool resident() const override { return true; }
-  CsrView chunk(std::size_t index) const override { return source_.chunk(index); }
-
- private:
-  const ChunkSource& source_;
-  std::size_t position_ = 0;
-};
-
 // Thrown into the other workers' epochs once one worker has failed, so that they
 // stop within an epoch instead of finishing their problems.
 struct Cancelled {};

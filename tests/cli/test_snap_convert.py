@@ -9,6 +9,7 @@ the case (exit 77) unless CI=true, where it fails. SNAPML_DATA_DIR overrides
 """
 import argparse
 import os
+import shutil
 import struct
 import subprocess
 import sys
@@ -85,6 +86,15 @@ def case_summary(tool, data_dir, scratch):
                     "density:   0.962393\n", "labels:    2 distinct\n", "  label -1: 150\n",
                     "  label 1: 120\n", f"chunks:    {chunks}\n", f"bytes:     {size}\n", "load time: ",
                     stream="stdout")
+    # The input's format is recognised by its magic as well as its name (format.h):
+    # a binary file under another name is summarised and converted as binary.
+    unnamed = os.path.join(scratch, "h.data")
+    shutil.copyfile(snap, unnamed)
+    expect_exit(run(tool, "--summary", unnamed), 0, f"input:     {unnamed} (binary)\n", "rows:      270\n",
+                "chunks:    3\n", stream="stdout")
+    back = os.path.join(scratch, "back.svm")
+    expect_exit(run(tool, unnamed, back), 0, "(binary) -> ", stream="stdout")
+    expect_exit(run(tool, "--summary", back), 0, "rows:      270\n", "nnz:       3378\n", stream="stdout")
 
 
 def case_bad_input(tool, data_dir, scratch):

@@ -46,26 +46,56 @@ class ChunkSource {
   virtual CsrView chunk(std::size_t index) const;
 };
 
-// Chunks of a Dataset held in memory. Does not own the dataset.
-class InMemorySource final : public ChunkSource {
+// The cursor of every resident source: next() hands out chunk(0), chunk(1), ...
+// from a position of its own. A resident source implements chunk() and the
+// counts, and inherits the rest.
+class ResidentSource : public ChunkSource {
  public:
-  explicit InMemorySource(const Dataset& data) : data_(data) {}
   bool next(CsrView& chunk) override {
-    if (position_ >= data_.n_chunks()) return false;
-    chunk = data_.view(position_++);
+    if (position_ >= n_chunks()) return false;
+    chunk = this->chunk(position_++);
     return true;
   }
   void reset() override { position_ = 0; }
+  bool resident() const final { return true; }
+  CsrView chunk(std::size_t index) const override = 0;
+
+ protected:
+  // The index of the chunk the next next() returns.
+  std::size_t position() const { return position_; }
+
+ private:
+  std::size_t position_ = 0;
+};
+
+// Chunks of a Dataset held in memory. Does not own the dataset.
+class InMemorySource final : public ResidentSource {
+ public:
+  explicit InMemorySource(const Dataset& data) : data_(data) {}
   std::int32_t n_features() const override { return data_.n_features(); }
   std::int64_t n_rows() const override { return data_.n_rows(); }
   std::int64_t nnz() const override { return data_.nnz(); }
   std::size_t n_chunks() const override { return data_.n_chunks(); }
-  bool resident() const override { return true; }
   CsrView chunk(std::size_t index) const override { return data_.view(index); }
 
  private:
   const Dataset& data_;
-  std::size_t position_ = 0;
+};
+
+// Another reader of a resident source: the same chunks (chunk(i) views outlive
+// next() and reset()) with a position of its own, so that several threads (the
+// one-vs-rest problems of train()) can each pass over the data.
+class ResidentReader final : public ResidentSource {
+ public:
+  explicit ResidentReader(const ChunkSource& source) : source_(source) {}
+  std::int32_t n_features() const override { return source_.n_features(); }
+  std::int64_t n_rows() const override { return source_.n_rows(); }
+  std::int64_t nnz() const override { return source_.nnz(); }
+  std::size_t n_chunks() const override { return source_.n_chunks(); }
+  CsrView chunk(std::size_t index) const override { return source_.chunk(index); }
+
+ private:
+  const ChunkSource& source_;
 };
 
 }  // namespace snapml

@@ -26,6 +26,7 @@
 #include "snapml/chunk_source.h"
 #include "snapml/csr_view.h"
 #include "snapml/dataset.h"
+#include "snapml/datasets/input_file.h"
 
 namespace snapml::datasets {
 
@@ -128,6 +129,9 @@ void verify_binary_chunk(const std::string& path, std::size_t index, const Binar
 class MappedBinaryFile {
  public:
   explicit MappedBinaryFile(const std::string& path, const BinaryOpenOptions& options = {});
+  // Maps an input already opened (and sniffed, format.h); a stream spooled into
+  // memory maps as well as a file.
+  explicit MappedBinaryFile(const InputFile& input, const BinaryOpenOptions& options = {});
   ~MappedBinaryFile();
   MappedBinaryFile(MappedBinaryFile&& other) noexcept;
   MappedBinaryFile& operator=(MappedBinaryFile&& other) noexcept;
@@ -173,28 +177,26 @@ class MappedBinaryFile {
 
 // Reads a whole binary file into an owning Dataset (every chunk verified).
 Dataset load_binary(const std::string& path);
+Dataset load_binary(const InputFile& input);
 
 // The chunks of a mapped binary file in order, with no copy; asks the kernel to
 // read chunk k+1 ahead while chunk k is in use.
-class MappedBinarySource final : public ChunkSource {
+class MappedBinarySource final : public ResidentSource {
  public:
   explicit MappedBinarySource(const std::string& path, const BinaryOpenOptions& options = {});
   explicit MappedBinarySource(MappedBinaryFile file);
 
   bool next(CsrView& chunk) override;
-  void reset() override { position_ = 0; }
   std::int32_t n_features() const override { return file_.n_features(); }
   std::int64_t n_rows() const override { return file_.n_rows(); }
   std::int64_t nnz() const override { return file_.nnz(); }
   std::size_t n_chunks() const override { return file_.n_chunks(); }
   // The mapping lives as long as the source: every chunk is reachable at once.
-  bool resident() const override { return true; }
   CsrView chunk(std::size_t index) const override { return file_.chunk(index); }
   const MappedBinaryFile& file() const { return file_; }
 
  private:
   MappedBinaryFile file_;
-  std::size_t position_ = 0;
 };
 
 }  // namespace snapml::datasets

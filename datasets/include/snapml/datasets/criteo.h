@@ -28,6 +28,7 @@
 #include <string>
 
 #include "snapml/dataset.h"
+#include "snapml/datasets/input_file.h"
 
 namespace snapml::datasets {
 
@@ -63,6 +64,8 @@ struct CriteoData {
 // Reads a whole file (plain or gzip). Throws InputError on a malformed line (unless
 // skip_bad_lines) or when no example is left, IoError when the file cannot be read.
 CriteoData read_criteo(const std::string& path, const CriteoOptions& options = {});
+// The same from an input already opened (format.h's open()).
+CriteoData read_criteo(InputFile input, const CriteoOptions& options = {});
 
 // Parses text already in memory; `name` is used in error messages.
 CriteoData parse_criteo(const char* data, std::size_t size, const std::string& name,

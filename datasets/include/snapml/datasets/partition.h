@@ -74,6 +74,7 @@ bool has_index_zero(const char* data, std::size_t size);
 // line number in the whole file) or IoError.
 Dataset read_svmlight_partition(const std::string& path, Communicator& communicator,
                                 const SvmlightOptions& options = {});
+Dataset read_svmlight_partition(InputFile input, Communicator& communicator, const SvmlightOptions& options = {});
 
 // The same for text already in memory; `compressed` marks text inflated from a
 // gzip file, which every rank holds whole (rows are shared by index).

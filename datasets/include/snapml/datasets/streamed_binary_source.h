@@ -45,6 +45,10 @@ struct BinaryFileLayout {
   std::uint64_t data_bytes() const;
 };
 BinaryFileLayout read_binary_layout(const std::string& path);
+// The layout of an input opened by the format seam (format.h). Streaming reads
+// the file by its path again, so a pipe or FIFO (held in memory by InputFile)
+// cannot stream: InvalidArgument naming it and asking for a regular file.
+BinaryFileLayout read_binary_layout(const InputFile& input);
 
 // The chunks of a binary file in file order (or a given order: reset_in_order),
 // read ahead by a background thread

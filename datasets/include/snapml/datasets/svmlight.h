@@ -15,6 +15,7 @@
 #include <string>
 
 #include "snapml/dataset.h"
+#include "snapml/datasets/input_file.h"
 
 namespace snapml::datasets {
 
@@ -35,6 +36,8 @@ struct SvmlightOptions {
 // Reads a whole file (plain or .gz). Throws InputError (file:line:column) on
 // malformed content or an empty file, IoError when the file cannot be read.
 Dataset read_svmlight(const std::string& path, const SvmlightOptions& options = {});
+// The same from an input already opened (format.h's open()).
+Dataset read_svmlight(InputFile input, const SvmlightOptions& options = {});
 
 // Parses text already in memory; `name` is used in error messages.
 Dataset parse_svmlight(const char* data, std::size_t size, const std::string& name,
