@@ -45,7 +45,7 @@ def requires_y(estimator):
 class SnapLinearModel(BaseEstimator):
     """Base of the snap_ml estimators; not meant to be used directly."""
 
-    # The core's loss name ("logistic", "hinge", "squared_hinge", "squared").
+    # The core's loss name (one of _core.loss_names()).
     _loss = None
 
     def __sklearn_tags__(self):
@@ -91,6 +91,16 @@ class SnapLinearModel(BaseEstimator):
 
     def _loss_name(self):
         return self._loss
+
+    @classmethod
+    def _trains(cls, loss):
+        """Whether this estimator trains the core loss named ``loss``."""
+        return loss == cls._loss
+
+    @classmethod
+    def _for_loss(cls, loss, **parameters):
+        """An unfitted estimator of ``loss`` (one ``_trains`` accepts)."""
+        return cls(**parameters)
 
     # ---- fitting ------------------------------------------------------------------
 
@@ -243,15 +253,26 @@ class SnapLinearModel(BaseEstimator):
         coef = np.atleast_2d(self.coef_)
         if n_outputs is not None and coef.shape != (n_outputs, n_features):
             return None
+        model = self._core_model(core_classes)
+        model.check()
+        return model
+
+    def _core_model(self, classes):
+        """The fitted weights as a core ``Model``: the loss, ``coef_``, ``intercept_``
+        and the intercept scaling, with ``classes`` as the core's (None for
+        regression). The one place an estimator's fitted attributes become a core
+        model (warm starts, scores of a ``.snap`` file, model files); callers add
+        what else they need and call ``check()``.
+        """
+        coef = np.atleast_2d(np.asarray(self.coef_, dtype=np.float64))
         model = _core.Model()
         model.loss = self._loss_name()
         model.n_features = coef.shape[1]
-        model.coef = np.ascontiguousarray(coef, dtype=np.float64).ravel()
+        model.coef = np.ascontiguousarray(coef).ravel()
         model.intercept = np.atleast_1d(np.asarray(self.intercept_, dtype=np.float64))
         model.intercept_scaling = float(self.intercept_scaling) if self.fit_intercept else 0.0
-        if core_classes is not None:
-            model.classes = np.asarray(core_classes, dtype=np.float64)
-        model.check()
+        if classes is not None:
+            model.classes = np.asarray(classes, dtype=np.float64)
         return model
 
     # ---- prediction -------------------------------------------------------------
@@ -280,15 +301,9 @@ class SnapLinearModel(BaseEstimator):
         """
         check_is_fitted(self, "coef_")
         file = open_snap(X, self.max_memory, y, sample_weight)
-        coef = np.atleast_2d(np.asarray(self.coef_, dtype=np.float64))
-        model = _core.Model()
-        model.loss = self._loss_name()
-        model.n_features = coef.shape[1]
-        model.coef = np.ascontiguousarray(coef).ravel()
-        model.intercept = np.atleast_1d(np.asarray(self.intercept_, dtype=np.float64))
-        if hasattr(self, "classes_"):
-            # Only the number of classes matters to the scores.
-            model.classes = np.arange(len(self.classes_), dtype=np.float64)
+        # Only the number of classes matters to the scores.
+        classes = np.arange(len(self.classes_)) if hasattr(self, "classes_") else None
+        model = self._core_model(classes)
         model.check()
         return _core.decision_function_file(model, file, threads=resolve_threads(self.n_jobs))
 

@@ -17,29 +17,33 @@ def to_core_model(estimator):
     from sklearn.utils.validation import check_is_fitted
 
     check_is_fitted(estimator, "coef_")
-    model = _core.Model()
-    model.loss = estimator._loss_name()
-    coef = np.atleast_2d(np.asarray(estimator.coef_, dtype=np.float64))
-    model.n_features = coef.shape[1]
-    model.coef = coef.ravel()
-    model.intercept = np.atleast_1d(np.asarray(estimator.intercept_, dtype=np.float64))
-    model.intercept_scaling = float(estimator.intercept_scaling) if estimator.fit_intercept else 0.0
+    classes = getattr(estimator, "classes_", None)
+    if classes is not None and classes.dtype.kind not in "biuf":
+        raise ValueError(
+            f"model files store numeric class labels; this model's classes are {list(classes)}. "
+            "Pickle the estimator instead, or fit on numeric labels"
+        )
+    model = estimator._core_model(classes)
     model.C = 1.0 / estimator.regularizer if estimator.regularizer is not None else float(estimator.C)
     model.tol = float(estimator.tol)
     model.max_iter = int(estimator.max_iter)
-    if hasattr(estimator, "classes_"):
-        classes = estimator.classes_
-        if classes.dtype.kind not in "biuf":
-            raise ValueError(
-                f"model files store numeric class labels; this model's classes are {list(classes)}. "
-                "Pickle the estimator instead, or fit on numeric labels"
-            )
-        model.classes = classes.astype(np.float64)
+    if classes is not None:
         model.class_weight = np.ones(len(classes))
     else:
         model.epsilon = float(getattr(estimator, "epsilon", 0.0))
     model.check()
     return model
+
+
+def estimator_class_of(loss):
+    """The snap_ml estimator class that trains the core loss named ``loss``
+    (one of ``_core.loss_names()``); ValueError when none does."""
+    from .linear_model import LinearRegression, LogisticRegression, SupportVectorMachine
+
+    matches = [cls for cls in (LogisticRegression, SupportVectorMachine, LinearRegression) if cls._trains(loss)]
+    if len(matches) != 1:
+        raise ValueError(f"no snap_ml estimator trains the {loss!r} loss")
+    return matches[0]
 
 
 def _read(path, format):
@@ -73,8 +77,6 @@ def load_model(path, format="auto"):
         ``classes_`` and the hyper-parameters the file records; ``predict`` and
         ``save_model`` work at once, and ``fit`` retrains with those parameters.
     """
-    from .linear_model import LinearRegression, LogisticRegression, SupportVectorMachine
-
     model = _read(str(path), format)
     fit_intercept = model.intercept_scaling > 0
     common = dict(
@@ -85,16 +87,14 @@ def load_model(path, format="auto"):
         intercept_scaling=model.intercept_scaling if fit_intercept else 1.0,
     )
     coef = model.coef
-    if model.loss == "squared":
-        estimator = LinearRegression(epsilon=model.epsilon, **common)
+    estimator_class = estimator_class_of(model.loss)
+    if not _core.loss_traits(model.loss)["classification"]:
+        estimator = estimator_class._for_loss(model.loss, epsilon=model.epsilon, **common)
         estimator.coef_ = coef[0]
         estimator.intercept_ = float(model.intercept[0])
         estimator.n_iter_ = 0
     else:
-        if model.loss == "logistic":
-            estimator = LogisticRegression(**common)
-        else:
-            estimator = SupportVectorMachine(loss=model.loss, **common)
+        estimator = estimator_class._for_loss(model.loss, **common)
         weights = model.class_weight
         if len(weights) and not np.all(weights == 1.0):
             estimator.class_weight = dict(zip(model.classes.tolist(), weights.tolist()))

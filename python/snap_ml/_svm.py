@@ -80,3 +80,11 @@ class SupportVectorMachine(SnapClassifier):
         if self.loss not in _LOSSES:
             raise ValueError(f"loss must be 'hinge' or 'squared_hinge', got {self.loss!r}")
         return self.loss
+
+    @classmethod
+    def _trains(cls, loss):
+        return loss in _LOSSES
+
+    @classmethod
+    def _for_loss(cls, loss, **parameters):
+        return cls(loss=loss, **parameters)

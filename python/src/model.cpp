@@ -49,6 +49,19 @@ py::array_t<double> scores(const CsrData& x, py::ssize_t width, Score score) {
 }  // namespace
 
 void bind_model(py::module_& m) {
+  // The core's list of losses (snapml/losses/dispatch.h, AllLosses): Python reads
+  // the names and traits from here instead of keeping its own list.
+  m.def("loss_names", &loss_names, "the names of the core's losses, in the order of its list");
+  m.def(
+      "loss_traits",
+      [](const std::string& name) {
+        const LossKind kind = loss_from_name(name);
+        py::dict traits;
+        traits["classification"] = is_classification(kind);
+        traits["probabilities"] = loss_has_probabilities(kind);
+        return traits;
+      },
+      py::arg("name"), "a loss's traits: classification (labels are classes), probabilities (predict_proba)");
   py::class_<Model>(m, "Model", "A trained linear model of the C++ core")
       .def(py::init<>())
       .def_property(
@@ -102,7 +115,7 @@ void bind_model(py::module_& m) {
       .def(
           "predict_proba",
           [](const Model& model, const CsrData& x, int threads) {
-            require(model.loss == LossKind::Logistic,
+            require(loss_has_probabilities(model.loss),
                     "predict_proba needs a logistic model; this one was trained with the " +
                         std::string(loss_name(model.loss)) + " loss");
             return scores(x, static_cast<py::ssize_t>(model.classes.size()),

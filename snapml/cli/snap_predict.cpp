@@ -116,7 +116,7 @@ int snap_predict(int argc, char** argv) {
   const ModelFile loaded = load_any_model(o.model_file);
   const Model& model = loaded.model;
   if (o.probability == 1)
-    require(model.loss == LossKind::Logistic,
+    require(loss_has_probabilities(model.loss),
             "-b 1: probability output is only supported for logistic regression; " + o.model_file + " uses the " +
                 loss_name(model.loss) + " loss");
   const Dataset test = read_dataset(o.test_file, datasets::data_format_from_name(o.format), o.threads);

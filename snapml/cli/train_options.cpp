@@ -95,13 +95,13 @@ TrainOptions parse_train_options(int argc, char** argv) {
       "3 L1-loss (hinge) SVM; 11, 12 L2-loss support vector regression; 5 L1-regularised L2-loss SVM, "
       "6 L1-regularised logistic regression. 4 and 13 are not available");
   auto* loss_option = app.add_option("--loss", loss_name_option, "the loss by name instead of -s")
-                          ->check(CLI::IsMember({"logistic", "hinge", "squared_hinge", "squared"}))
+                          ->check(CLI::IsMember(loss_names()))
                           ->excludes(type_option);
   std::string penalty_name = "l2";
   auto* penalty_option =
       app.add_option("--penalty", penalty_name,
-                     "l2 (default) or l1 (with --loss logistic, squared_hinge or squared: the lasso); -s 5 and "
-                     "-s 6 imply l1")
+                     "l2 (default) or l1 (with --loss " + loss_names_text(l1_penalty_supports) +
+                         "; squared: the lasso); -s 5 and -s 6 imply l1")
           ->check(CLI::IsMember({"l1", "l2"}));
   app.add_option("-c", p.C, "cost C, the inverse of the regularisation strength (default 1)")
       ->check(CLI::PositiveNumber);

@@ -138,7 +138,7 @@ void report_test(const Model& model, const Dataset& test, int threads, std::ostr
   const bool known_labels = std::all_of(truth.begin(), truth.end(), [&](double label) {
     return std::binary_search(model.classes.begin(), model.classes.end(), label);
   });
-  if (model.loss == LossKind::Logistic && known_labels) {
+  if (loss_has_probabilities(model.loss) && known_labels) {
     const std::vector<double> probabilities = model.predict_proba(test, threads);
     out << printf_string("Test log loss = %g\n", log_loss(truth.data(), probabilities.data(), n,
                                                           model.classes.data(), model.classes.size()));

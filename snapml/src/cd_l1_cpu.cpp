@@ -61,6 +61,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "random.h"
@@ -117,6 +118,39 @@ struct LogisticRows {  // C log(1 + exp(-m))
     return C * (loss.loss(1.0, m + delta) - loss.loss(1.0, m));
   }
 };
+
+// The rows of each listed loss the L1 solver solves; void for the others (the
+// hinge: LIBLINEAR has no L1-regularised L1-loss SVM either). A loss without rows
+// is refused by validate() (l1_penalty_supports), never trained as another.
+template <typename Loss>
+struct L1RowsOf {
+  using type = void;
+};
+template <>
+struct L1RowsOf<losses::SquaredLoss> {
+  using type = SquaredRows;
+};
+template <>
+struct L1RowsOf<losses::SquaredHingeLoss> {
+  using type = SquaredHingeRows;
+};
+template <>
+struct L1RowsOf<losses::LogisticLoss> {
+  using type = LogisticRows;
+};
+
+// Returns function(Rows{}) with the rows of `kind`'s loss.
+template <typename Function>
+double with_l1_rows(LossKind kind, Function&& function) {
+  return visit_loss_type(kind, [&](auto tag) -> double {
+    using Rows = typename L1RowsOf<typename decltype(tag)::type>::type;
+    if constexpr (std::is_void_v<Rows>) {
+      throw InvalidArgument(std::string("penalty l1 is not available with the ") + loss_name(kind) + " loss");
+    } else {
+      return function(Rows{});
+    }
+  });
+}
 
 // Row i's target for the losses that read one; the others never index `t`.
 template <typename Rows>
@@ -407,11 +441,7 @@ FitResult CdL1CpuSolver::fit(ChunkSource& source, Communicator& communicator, So
   const bool warm = std::any_of(weights_.begin(), weights_.end(), [](double w) { return w != 0.0; });
   double first_violation = -1.0;
   if (warm) {
-    switch (parameters_.loss) {
-      case LossKind::Squared: first_violation = violation_at_zero<SquaredRows>(); break;
-      case LossKind::SquaredHinge: first_violation = violation_at_zero<SquaredHingeRows>(); break;
-      default: first_violation = violation_at_zero<LogisticRows>(); break;
-    }
+    first_violation = with_l1_rows(parameters_.loss, [&](auto rows) { return violation_at_zero<decltype(rows)>(); });
   }
   // Every dual-scaling point is feasible, so the best one so far bounds P(w*)
   // from below: the recorded gap uses it, and state.alpha returns it.
@@ -422,11 +452,7 @@ FitResult CdL1CpuSolver::fit(ChunkSource& source, Communicator& communicator, So
   while (result.epochs < parameters_.max_epochs) {
     double largest = 0.0;
     double violation = 0.0;
-    switch (parameters_.loss) {
-      case LossKind::Squared: violation = epoch<SquaredRows>(active_size, largest); break;
-      case LossKind::SquaredHinge: violation = epoch<SquaredHingeRows>(active_size, largest); break;
-      default: violation = epoch<LogisticRows>(active_size, largest); break;
-    }
+    violation = with_l1_rows(parameters_.loss, [&](auto rows) { return epoch<decltype(rows)>(active_size, largest); });
     if (first_violation < 0.0) first_violation = violation;
     ++result.epochs;
 
@@ -463,6 +489,12 @@ FitResult CdL1CpuSolver::fit(ChunkSource& source, Communicator& communicator, So
 }
 
 }  // namespace
+
+bool l1_penalty_supports(LossKind kind) {
+  return visit_loss_type(kind, [](auto tag) {
+    return !std::is_void_v<typename L1RowsOf<typename decltype(tag)::type>::type>;
+  });
+}
 
 std::unique_ptr<Solver> make_cd_l1_cpu_solver(const SolverParameters& parameters) {
   return std::make_unique<CdL1CpuSolver>(parameters);

@@ -101,7 +101,7 @@ std::vector<double> Model::predict(const Dataset& data, int threads) const {
 }
 
 void Model::predict_proba(const CsrView& x, double* out, int threads) const {
-  require(loss == LossKind::Logistic && is_classifier(),
+  require(loss_has_probabilities(loss) && is_classifier(),
           std::string("predict_proba needs a logistic model; this one uses the ") + loss_name(loss) +
               " loss: use decision_function");
   const int outputs = n_outputs();

@@ -593,10 +593,7 @@ FitResult SdcaCpuSolver::fit(ChunkSource& source, Communicator& communicator, So
   // gamma afterwards, which the previous pass's range does not bound).
   start_shrinking(parameters_.shrinking && ranks_ == 1 && !resident_.chunks.empty());
   bounds_.reset();
-  const bool zero_beyond_margin_one = with_loss(parameters_.loss, parameters_.epsilon, 0.0, [](const auto& loss) {
-    return losses::is_zero_beyond_margin_one<std::decay_t<decltype(loss)>>::value;
-  });
-  if (!resident_.chunks.empty() && zero_beyond_margin_one)
+  if (!resident_.chunks.empty() && loss_is_zero_beyond_margin_one(parameters_.loss))
     bounds_ = std::make_unique<MarginBounds>(squared_norms_.data(), squared_norms_.size());
 
   FitResult result = run_cocoa_rounds(*this, communicator, ranks_, parameters_, started);

@@ -10,6 +10,8 @@
 namespace snapml {
 
 void validate(const SolverParameters& p) {
+  require(is_listed_loss(p.loss), "unknown loss kind " + std::to_string(static_cast<int>(p.loss)) +
+                                      "; the losses are " + loss_names_text());
   require(std::isfinite(p.C) && p.C > 0.0, "C must be a positive number, got " + std::to_string(p.C));
   require(std::isfinite(p.class_weight_positive) && p.class_weight_positive >= 0.0 &&
               std::isfinite(p.class_weight_negative) && p.class_weight_negative >= 0.0,
@@ -24,9 +26,9 @@ void validate(const SolverParameters& p) {
   require(p.local_epochs > 0, "local_epochs must be at least 1, got " + std::to_string(p.local_epochs));
   require(p.threads >= 0, "threads must be >= 0 (0: all), got " + std::to_string(p.threads));
   if (p.penalty == Penalty::L1) {
-    require(p.loss != LossKind::Hinge,
-            "penalty l1 is not available with the hinge loss (LIBLINEAR has no L1-regularised L1-loss "
-            "SVM either); use the squared_hinge loss (LIBLINEAR -s 5) or penalty l2");
+    require(l1_penalty_supports(p.loss), std::string("penalty l1 is not available with the ") + loss_name(p.loss) +
+                                             " loss; use penalty l2, or a loss penalty l1 takes: " +
+                                             loss_names_text(l1_penalty_supports));
     require(p.loss != LossKind::Squared || p.epsilon == 0.0,
             "penalty l1 with the squared loss is the lasso, which has no insensitive zone; pass "
             "epsilon 0 (got " + std::to_string(p.epsilon) + ") or use penalty l2 for support vector regression");

@@ -83,3 +83,25 @@ def test_cli_model_loads_in_python_and_back(tmp_path):
     python_out = tmp_path / "python.out"
     subprocess.run([predict, str(data_path), str(resaved), str(python_out)], check=True)
     np.testing.assert_array_equal(np.loadtxt(python_out), model.predict(X))
+
+
+def test_every_core_loss_has_one_estimator_of_its_task():
+    # The core's list of losses (_core.loss_names) is the only one: each name
+    # maps to exactly one estimator, a classifier for a classification loss.
+    from sklearn.base import is_classifier
+
+    from snap_ml import _core
+    from snap_ml._model_io import estimator_class_of
+
+    names = _core.loss_names()
+    assert names == ["logistic", "hinge", "squared_hinge", "squared"]
+    for name in names:
+        estimator = estimator_class_of(name)._for_loss(name)
+        assert estimator._loss_name() == name
+        assert is_classifier(estimator) == _core.loss_traits(name)["classification"]
+    assert _core.loss_traits("logistic")["probabilities"]
+    assert not _core.loss_traits("hinge")["probabilities"]
+    with pytest.raises(ValueError):
+        estimator_class_of("multinomial")
+    with pytest.raises(ValueError):
+        _core.loss_traits("multinomial")

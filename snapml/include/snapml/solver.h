@@ -112,6 +112,9 @@ std::unique_ptr<Solver> make_sdca_cpu_solver(const SolverParameters& parameters)
 // are those of the dual-scaling point (docs/algorithms.md). Throws InvalidArgument
 // for another loss or penalty, and from fit() with communicator.size() > 1.
 std::unique_ptr<Solver> make_cd_l1_cpu_solver(const SolverParameters& parameters);
+// Whether make_cd_l1_cpu_solver solves the loss (validate() refuses penalty l1
+// with another).
+bool l1_penalty_supports(LossKind kind);
 
 // Throws InvalidArgument naming the bad parameter and the fix.
 void validate(const SolverParameters& parameters);

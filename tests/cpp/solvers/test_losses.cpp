@@ -58,7 +58,7 @@ std::vector<Draw> draws(const Loss& loss, std::uint64_t seed, int count) {
   std::vector<Draw> out;
   for (int i = 0; i < count; ++i) {
     Draw d;
-    d.y = Loss::is_classification ? (uniform(random) < 0.5 ? -1.0 : 1.0) : 2.0 * normal(random);
+    d.y = Loss::kIsClassification ? (uniform(random) < 0.5 ? -1.0 : 1.0) : 2.0 * normal(random);
     d.margin = 2.0 * normal(random);
     d.sq_norm = 0.01 + 5.0 * uniform(random);
     d.C = std::pow(10.0, -2.0 + 4.0 * uniform(random));
@@ -164,7 +164,7 @@ void expect_monotone_dual(const Loss& loss, std::uint64_t seed) {
   std::vector<double> w(d, 0.0);
   for (int i = 0; i < n; ++i) {
     for (int j = 0; j < d; ++j) x[i * d + j] = normal(random);
-    y[i] = Loss::is_classification ? (normal(random) > 0 ? 1.0 : -1.0) : normal(random);
+    y[i] = Loss::kIsClassification ? (normal(random) > 0 ? 1.0 : -1.0) : normal(random);
     cost[i] = 0.5 + std::fabs(normal(random));
     alpha[i] = loss.initial_alpha(cost[i]);
     for (int j = 0; j < d; ++j) w[j] += alpha[i] * Loss::coefficient(y[i]) * x[i * d + j];

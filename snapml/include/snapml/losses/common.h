@@ -26,6 +26,13 @@
 
 namespace snapml::losses {
 
+// The run-time parameters a loss struct is built from (its static `from`): each
+// loss reads those it has and ignores the others.
+struct LossParameters {
+  double epsilon = 0.0;             // squared loss: the insensitive zone p
+  double newton_tolerance = 1e-11;  // logistic: the inner Newton iteration's stop
+};
+
 // Closed interval [lower, upper] that alpha must stay in (upper may be +inf).
 struct DualInterval {
   double lower;
@@ -95,6 +102,15 @@ struct is_zero_beyond_margin_one : std::false_type {};
 template <typename Loss>
 struct is_zero_beyond_margin_one<Loss, std::void_t<decltype(Loss::kZeroBeyondMarginOne)>>
     : std::bool_constant<Loss::kZeroBeyondMarginOne> {};
+
+// Whether a loss's margin is a log-odds (kHasProbabilities): the logistic loss
+// is the negative log-likelihood of P(y | x) = sigmoid(y * margin), so its models
+// predict probabilities (Model::predict_proba); the others' margins are scores.
+template <typename Loss, typename = void>
+struct has_probabilities : std::false_type {};
+template <typename Loss>
+struct has_probabilities<Loss, std::void_t<decltype(Loss::kHasProbabilities)>>
+    : std::bool_constant<Loss::kHasProbabilities> {};
 
 // Support-vector-regression step (LIBLINEAR's solve_l2r_l1l2_svr). The dual is
 //   max_b  y*b - p*|b| - 0.5 * lambda * b^2 - ...,   -upper_bound <= b <= upper_bound,

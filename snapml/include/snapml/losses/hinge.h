@@ -12,7 +12,10 @@
 namespace snapml::losses {
 
 struct HingeLoss {
-  static constexpr bool is_classification = true;
+  static constexpr const char* kName = "hinge";
+  static constexpr bool kIsClassification = true;
+  static constexpr int kDualDimension = 1;
+  static HingeLoss from(const LossParameters&) { return {}; }
 
   // LIBLINEAR's table entries for this loss.
   SNAPML_HOST_DEVICE static double diag(double) { return 0.0; }

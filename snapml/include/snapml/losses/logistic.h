@@ -26,11 +26,20 @@
 namespace snapml::losses {
 
 struct LogisticLoss {
-  static constexpr bool is_classification = true;
+  static constexpr const char* kName = "logistic";
+  static constexpr bool kIsClassification = true;
+  static constexpr int kDualDimension = 1;
+  static constexpr bool kHasProbabilities = true;  // common.h, has_probabilities
   // Stop when |f'(z)| falls below this. The solver starts loose and tightens it
   // epoch by epoch, as LIBLINEAR does (its innereps); the default is an exact step.
   double newton_tolerance = 1e-11;
   int max_newton_steps = 100;
+
+  static LogisticLoss from(const LossParameters& parameters) {
+    LogisticLoss loss;
+    loss.newton_tolerance = parameters.newton_tolerance;
+    return loss;
+  }
 
   SNAPML_HOST_DEVICE static double coefficient(double y) { return y; }
   SNAPML_HOST_DEVICE double loss(double y, double margin) const {

@@ -19,8 +19,12 @@
 namespace snapml::losses {
 
 struct SquaredLoss {
-  static constexpr bool is_classification = false;
+  static constexpr const char* kName = "squared";
+  static constexpr bool kIsClassification = false;
+  static constexpr int kDualDimension = 1;
   double epsilon = 0.0;  // p: residuals within +-p cost nothing
+
+  static SquaredLoss from(const LossParameters& parameters) { return SquaredLoss{parameters.epsilon}; }
 
   SNAPML_HOST_DEVICE static double diag(double C) { return 0.5 / C; }  // LIBLINEAR's lambda
   SNAPML_HOST_DEVICE static double upper_bound(double) { return HUGE_VAL; }

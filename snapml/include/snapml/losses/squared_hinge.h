@@ -16,7 +16,10 @@
 namespace snapml::losses {
 
 struct SquaredHingeLoss {
-  static constexpr bool is_classification = true;
+  static constexpr const char* kName = "squared_hinge";
+  static constexpr bool kIsClassification = true;
+  static constexpr int kDualDimension = 1;
+  static SquaredHingeLoss from(const LossParameters&) { return {}; }
 
   SNAPML_HOST_DEVICE static double diag(double C) { return 0.5 / C; }
   SNAPML_HOST_DEVICE static double upper_bound(double) { return HUGE_VAL; }
