@@ -144,6 +144,29 @@ SNAPML_HOST_DEVICE SNAPML_INLINE std::int64_t data_rows_in_flight(std::int64_t d
   return 1 + (n - 1) / (densest_column_rows - 1);
 }
 
+// ---- hot columns: Gauss-Seidel within the wave --------------------------------
+//
+// The schedule that converges at the device's R (docs/gpu.md, "Schedule"): a
+// column is hot when its ESO factor at the wave size tau exceeds kHotFactor, i.e.
+// when it is in more than about n / tau of the chunk's rows (the intercept always
+// is). A wave then runs in three phases:
+//   1. in parallel, every row's margin over its cold columns against the wave's v;
+//   2. in the wave's order, one row after the other: the hot part of its margin
+//      against the current hot weights (on the device: in shared memory), its step at
+//      the curvature row_cold_curvature + ||x_i^hot||^2, and its update of the hot
+//      weights at once (Gauss-Seidel on the hot columns);
+//   3. in parallel, every row's update of its cold columns.
+// The cold columns are a Jacobi step within the wave whose ESO factors are at most
+// kHotFactor, the hot ones are visited as serial SDCA visits them: on a9a, w8a,
+// news20 and the Criteo sample it takes serial SDCA's epochs at any R. Phase 2 is
+// sequential: its cost per row is the row's hot non-zeros plus one step.
+constexpr double kHotFactor = 2.0;
+
+SNAPML_HOST_DEVICE SNAPML_INLINE bool is_hot_column(std::int64_t column_rows, std::int64_t tau, std::int64_t n,
+                                                    double max_factor = kHotFactor) {
+  return eso_factor(column_rows, tau, n) > max_factor;
+}
+
 // The schedule's R for a chunk: the device's (resident grid) bounded by the data's.
 inline std::int64_t chunk_rows_in_flight(std::int64_t device_rows, const std::vector<std::int64_t>& counts,
                                          std::int64_t n, bool intercept) {
@@ -183,6 +206,24 @@ SNAPML_HOST_DEVICE SNAPML_INLINE double row_curvature(const CsrView& x, std::int
     sum += eso_factor(counts[x.col_indices[k]], tau, x.n_rows) * value * value;
   }
   return sum + static_cast<double>(tau) * bias_value * bias_value;
+}
+
+// A row's curvature over its cold columns (`hot[j]` 0) with their ESO factors,
+// and its hot part ||x_i^hot||^2 + b^2 (the intercept is hot) in *hot_norm.
+SNAPML_HOST_DEVICE SNAPML_INLINE double row_cold_curvature(const CsrView& x, std::int64_t row,
+                                                           const std::int64_t* counts, const unsigned char* hot,
+                                                           double bias_value, std::int64_t tau, double* hot_norm) {
+  double cold = 0.0;
+  double hot_sum = bias_value * bias_value;
+  for (std::int64_t k = x.row_begin(row); k < x.row_end(row); ++k) {
+    const double value = static_cast<double>(x.values[k]);
+    if (hot[x.col_indices[k]])
+      hot_sum += value * value;
+    else
+      cold += eso_factor(counts[x.col_indices[k]], tau, x.n_rows) * value * value;
+  }
+  *hot_norm = hot_sum;
+  return cold;
 }
 
 }  // namespace snapml::cuda
