@@ -15,9 +15,12 @@
 //   2. then the wave's updates are added to v: each row's sparse part by its own
 //      block, the intercept's as one sum over the wave (no per-row atomic on one
 //      address, and nothing at all without intercept).
-// The kernel keeps to it exactly: a persistent grid of R blocks (block b takes
-// position wave * R + b) with a grid-wide barrier between the phases. R is the grid
-// the device keeps resident (rows_in_flight below), so the grid can barrier.
+// Hot columns (in a large share of the chunk's rows, the intercept) are taken out of
+// step 1's Jacobi and visited row after row instead: see "hot columns" below, the
+// schedule the host model and its CI test run. The kernel is to keep to it exactly:
+// a persistent grid of R blocks (block b takes position wave * R + b) with a
+// grid-wide barrier between the phases. R is the grid the device keeps resident
+// (rows_in_flight below), so the grid can barrier.
 //
 // The safe step. Jacobi over a wave is safe when each row's curvature ||x_i||^2 is
 // replaced by an expected separable over-approximation (ESO, Richtarik & Takac 2016,
