@@ -5,7 +5,8 @@
 // problem per class against the rest; regression (the squared loss) uses the
 // labels as they are. Each problem is solved by the CPU SDCA solver (solver.h), or
 // the GPU one with use_gpu (solver_factory.h), or with penalty L1 by the CPU
-// coordinate descent solver.
+// coordinate descent solver, or with solver primal (or auto's choice) by the CPU
+// trust-region Newton solver.
 #pragma once
 
 #include <cstdint>
