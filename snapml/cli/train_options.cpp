@@ -12,9 +12,10 @@ namespace snapml::cli {
 namespace {
 
 // LIBLINEAR's -s solver types that snapml trains, by the loss they minimise. The
-// primal and dual variants (0/7, 1/2, 11/12) reach the same optimum, which
-// snapml finds by SDCA whichever number is given; 5 and 6 are L1-regularised
-// (primal coordinate descent, is_l1_solver_type).
+// primal and dual variants (0/7, 1/2, 11/12) reach the same optimum: the primal
+// ones (is_primal_solver_type) train by the trust-region Newton solver, the dual
+// ones by SDCA; 5 and 6 are L1-regularised (primal coordinate descent,
+// is_l1_solver_type).
 LossKind loss_of_solver_type(int type) {
   switch (type) {
     case 0: case 7: case 6: return LossKind::Logistic;
@@ -33,6 +34,9 @@ LossKind loss_of_solver_type(int type) {
 }
 
 bool is_l1_solver_type(int type) { return type == 5 || type == 6; }
+
+// LIBLINEAR's L2R_LR, L2R_L2LOSS_SVC and L2R_L2LOSS_SVR: its primal Newton solvers.
+bool is_primal_solver_type(int type) { return type == 0 || type == 2 || type == 11; }
 
 // "LABEL:WEIGHT" from --weight (or a rewritten -wLABEL WEIGHT).
 std::pair<double, double> parse_class_weight(const std::string& text) {
@@ -93,7 +97,8 @@ TrainOptions parse_train_options(int argc, char** argv) {
       "-s", solver_type,
       "LIBLINEAR solver type (default 1): 0, 7 L2 logistic regression; 1, 2 L2-loss (squared hinge) SVM; "
       "3 L1-loss (hinge) SVM; 11, 12 L2-loss support vector regression; 5 L1-regularised L2-loss SVM, "
-      "6 L1-regularised logistic regression. 4 and 13 are not available");
+      "6 L1-regularised logistic regression. 0, 2 and 11 train by the primal Newton solver, the other L2 "
+      "types by SDCA. 4 and 13 are not available");
   auto* loss_option = app.add_option("--loss", loss_name_option, "the loss by name instead of -s")
                           ->check(CLI::IsMember(loss_names()))
                           ->excludes(type_option);
@@ -103,6 +108,12 @@ TrainOptions parse_train_options(int argc, char** argv) {
                      "l2 (default) or l1 (with --loss " + loss_names_text(l1_penalty_supports) +
                          "; squared: the lasso); -s 5 and -s 6 imply l1")
           ->check(CLI::IsMember({"l1", "l2"}));
+  std::string solver_name;
+  auto* solver_option =
+      app.add_option("--solver", solver_name,
+                     "L2: dual (SDCA), primal (trust-region Newton; logistic, squared hinge, squared) or auto "
+                     "(primal when C * max ||x_i||^2 > 100); default: primal for -s 0, 2, 11, else dual")
+          ->check(CLI::IsMember({"dual", "primal", "auto"}));
   app.add_option("-c", p.C, "cost C, the inverse of the regularisation strength (default 1)")
       ->check(CLI::PositiveNumber);
   auto* epsilon_option =
@@ -203,6 +214,10 @@ TrainOptions parse_train_options(int argc, char** argv) {
   // --penalty alone keeps the default loss (-s 1's squared hinge; with l1 that is -s 5).
   const bool l1 = penalty_option->count() > 0 ? penalty_name == "l1" : is_l1_solver_type(solver_type);
   p.penalty = l1 ? Penalty::L1 : Penalty::L2;
+  if (solver_option->count() > 0)
+    p.solver = solver_choice_from_name(solver_name);
+  else if (loss_option->count() == 0 && is_primal_solver_type(solver_type))
+    p.solver = SolverChoice::Primal;
   if (is_classification(p.loss)) {
     require(epsilon_option->count() == 0,
             "-p sets the insensitive zone of regression (-s 11, 12, --loss squared); this is a classifier");

@@ -4,12 +4,18 @@
 
 namespace snapml {
 
-const char* penalty_name(Penalty penalty) { return penalty == Penalty::L1 ? "l1" : "l2"; }
+const char* penalty_name(Penalty penalty) {
+  switch (penalty) {
+    case Penalty::L1: return "l1";
+    case Penalty::None: return "none";
+    default: return "l2";
+  }
+}
 
 Penalty penalty_from_name(const std::string& name) {
-  for (Penalty p : {Penalty::L2, Penalty::L1})
+  for (Penalty p : {Penalty::L2, Penalty::L1, Penalty::None})
     if (name == penalty_name(p)) return p;
-  throw InvalidArgument("unknown penalty '" + name + "': use l2 or l1");
+  throw InvalidArgument("unknown penalty '" + name + "': use l2, l1 or none");
 }
 
 }  // namespace snapml

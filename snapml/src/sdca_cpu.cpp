@@ -303,6 +303,8 @@ class SdcaCpuSolver final : public Solver, private RoundBackend {
     validate(parameters_);
     require(parameters_.penalty == Penalty::L2,
             "the SDCA solver solves penalty l2 only; penalty l1 is make_cd_l1_cpu_solver's (make_solver picks it)");
+    require(parameters_.penalise_intercept,
+            "the SDCA solver penalises the intercept; a free intercept is make_tron_cpu_solver's");
   }
   FitResult fit(ChunkSource& source, Communicator& communicator, SolverState& state) override;
 

@@ -25,6 +25,23 @@ void validate(const SolverParameters& p) {
   require(p.max_epochs > 0, "max_iter must be at least 1, got " + std::to_string(p.max_epochs));
   require(p.local_epochs > 0, "local_epochs must be at least 1, got " + std::to_string(p.local_epochs));
   require(p.threads >= 0, "threads must be >= 0 (0: all), got " + std::to_string(p.threads));
+  // Penalty none and a free intercept have no dual coordinate ascent solver (its
+  // dual has no equality constraint): the primal Newton solver trains them.
+  const std::string primal_only = p.penalty == Penalty::None ? "penalty none"
+                                  : !p.penalise_intercept    ? "a free (unpenalised) intercept"
+                                                             : "";
+  if (p.penalty == Penalty::L1) {
+    require(p.penalise_intercept,
+            "penalty l1 trains by primal coordinate descent, which penalises the intercept; use penalty l2 or none "
+            "for a free intercept");
+  } else if (!primal_only.empty() || p.solver == SolverChoice::Primal) {
+    const std::string what = primal_only.empty() ? "solver primal" : primal_only;
+    require(primal_solver_supports(p.loss),
+            what + " trains by the primal Newton solver, which needs a loss with a Lipschitz derivative; the " +
+                loss_name(p.loss) + " loss is not one: use " + loss_names_text(primal_solver_supports) +
+                ", or solver dual with penalty l2 and the intercept penalised");
+    require(p.solver != SolverChoice::Dual, what + " has no dual coordinate ascent solver; use solver primal or auto");
+  }
   if (p.penalty == Penalty::L1) {
     require(l1_penalty_supports(p.loss), std::string("penalty l1 is not available with the ") + loss_name(p.loss) +
                                              " loss; use penalty l2, or a loss penalty l1 takes: " +
@@ -34,6 +51,22 @@ void validate(const SolverParameters& p) {
             "epsilon 0 (got " + std::to_string(p.epsilon) + ") or use penalty l2 for support vector regression");
   }
 }
+
+const char* solver_choice_name(SolverChoice choice) {
+  switch (choice) {
+    case SolverChoice::Primal: return "primal";
+    case SolverChoice::Auto: return "auto";
+    default: return "dual";
+  }
+}
+
+SolverChoice solver_choice_from_name(const std::string& name) {
+  for (SolverChoice c : {SolverChoice::Dual, SolverChoice::Primal, SolverChoice::Auto})
+    if (name == solver_choice_name(c)) return c;
+  throw InvalidArgument("unknown solver '" + name + "': use dual, primal or auto");
+}
+
+bool primal_solver_supports(LossKind kind) { return loss_is_primal(kind); }
 
 StartFrom warm_start_from(SolverState& state, std::int64_t n_rows, std::int32_t n_features) {
   if (!state.alpha.empty()) {

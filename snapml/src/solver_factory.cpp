@@ -1,8 +1,12 @@
 #include "snapml/solver_factory.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cstring>
+#include <string>
 
 #include "snapml/error.h"
+#include "snapml/objectives.h"
 
 namespace snapml {
 namespace {
@@ -10,6 +14,47 @@ namespace {
 // Constant-initialised, so a registration during static initialisation of another
 // translation unit always finds it ready.
 std::atomic<GpuSessionFactory> gpu_factory{nullptr};
+
+// Solver auto on the CPU: one pass for max_i C_i ||x_i||^2 over every rank's
+// rows, then the solver auto_picks_primal names.
+class AutoCpuSolver final : public Solver {
+ public:
+  explicit AutoCpuSolver(const SolverParameters& parameters) : parameters_(parameters) { validate(parameters_); }
+
+  FitResult fit(ChunkSource& source, Communicator& communicator, SolverState& state) override {
+    SolverParameters chosen = parameters_;
+    chosen.solver = auto_picks_primal(parameters_, largest_cost_norm(source, communicator)) ? SolverChoice::Primal
+                                                                                            : SolverChoice::Dual;
+    auto solver = chosen.solver == SolverChoice::Primal ? make_tron_cpu_solver(chosen) : make_sdca_cpu_solver(chosen);
+    return solver->fit(source, communicator, state);
+  }
+
+ private:
+  double largest_cost_norm(ChunkSource& source, Communicator& communicator) const {
+    const RowTargets targets = RowTargets::from(parameters_);
+    const double bias_square = parameters_.intercept_scaling * parameters_.intercept_scaling;
+    double largest = 0.0;
+    CsrView x;
+    source.reset();
+    while (source.next(x))
+      for (std::int64_t row = 0; row < x.n_rows; ++row) {
+        const double cost = targets.cost(targets.target(x.labels[row]), x.weight(row));
+        largest = std::max(largest, cost * (row_squared_norm(x, row) + bias_square));
+      }
+    // A non-negative double's bits order as the double does: the integer maximum.
+    std::int64_t bits = 0;
+    std::memcpy(&bits, &largest, sizeof bits);
+    communicator.allreduce_max(&bits, 1);
+    std::memcpy(&largest, &bits, sizeof bits);
+    return largest;
+  }
+
+  SolverParameters parameters_;
+};
+
+bool needs_primal(const SolverParameters& parameters) {
+  return parameters.penalty == Penalty::None || !parameters.penalise_intercept;
+}
 
 // Picks the solver per problem by the rules in solver_factory.h. The GPU session
 // is created with the first GPU problem, so the errors come in the order a user
@@ -25,7 +70,19 @@ class DefaultSession final : public SolverSession {
             "the L1 solver is CPU-only; train penalty l1 without use_gpu (or use penalty l2 on the GPU)");
       return make_cd_l1_cpu_solver(parameters);
     }
-    if (!use_gpu_) return make_sdca_cpu_solver(parameters);
+    if (parameters.solver == SolverChoice::Primal || (use_gpu_ && needs_primal(parameters))) {
+      if (use_gpu_)
+        throw Unsupported(std::string("the primal Newton solver is CPU-only (needed for ") +
+                          (parameters.solver == SolverChoice::Primal ? "solver primal"
+                           : parameters.penalty == Penalty::None    ? "penalty none"
+                                                                    : "a free intercept") +
+                          "); train without use_gpu");
+      return make_tron_cpu_solver(parameters);
+    }
+    if (!use_gpu_) {
+      if (parameters.solver == SolverChoice::Auto) return std::make_unique<AutoCpuSolver>(parameters);
+      return make_sdca_cpu_solver(parameters);
+    }
     if (!gpu_session_) gpu_session_ = gpu_session(device_ids_);
     return gpu_session_->make(parameters);
   }
@@ -53,6 +110,11 @@ class DefaultSession final : public SolverSession {
 };
 
 }  // namespace
+
+bool auto_picks_primal(const SolverParameters& parameters, double largest_cost_norm) {
+  if (!primal_solver_supports(parameters.loss)) return false;
+  return needs_primal(parameters) || largest_cost_norm > kAutoPrimalThreshold;
+}
 
 void register_gpu_session_factory(GpuSessionFactory factory) { gpu_factory.store(factory); }
 

@@ -118,6 +118,8 @@ std::vector<Problem> make_problems(const LabelSummary& summary, const std::vecto
   SolverParameters base;
   base.loss = p.loss;
   base.penalty = p.penalty;
+  base.solver = p.solver;
+  base.penalise_intercept = p.penalise_intercept || !p.fit_intercept;
   base.C = p.C;
   base.epsilon = p.epsilon;
   base.intercept_scaling = p.fit_intercept ? p.intercept_scaling : 0.0;

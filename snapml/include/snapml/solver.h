@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "snapml/chunk_source.h"
@@ -21,9 +22,24 @@ namespace snapml {
 
 struct EpochRecord;
 
+// Which algorithm solves an L2 (or unpenalised) problem: dual coordinate ascent
+// (SDCA, CPU or GPU), the primal trust-region Newton method (TRON, CPU;
+// snapml/src/tron.cpp), or `Auto`, which picks per problem (solver_factory.h).
+// Penalty L1 always trains by primal coordinate descent, whatever the choice.
+enum class SolverChoice { Dual, Primal, Auto };
+
+// "dual" / "primal" / "auto", and the inverse (InvalidArgument naming the choices).
+const char* solver_choice_name(SolverChoice choice);
+SolverChoice solver_choice_from_name(const std::string& name);
+
 struct SolverParameters {
   LossKind loss = LossKind::Logistic;
+  // L2: 0.5 ||w||^2; None: no regulariser (primal solver only; docs/algorithms.md).
   Penalty penalty = Penalty::L2;
+  SolverChoice solver = SolverChoice::Dual;
+  // Whether the intercept's weight is in the penalty (LIBLINEAR's -B, and the
+  // dual solvers' only option) or free (scikit-learn's default; primal solver only).
+  bool penalise_intercept = true;
   double C = 1.0;
   // Classification: a row is +1 when its label equals positive_label, else -1, and
   // its cost is C * class_weight_{positive,negative} * sample_weight (LIBLINEAR's
@@ -66,6 +82,10 @@ struct EpochRecord {
   double primal = 0.0;
   double dual = 0.0;
   double gap = 0.0;  // primal - dual, >= 0 up to rounding
+  // The primal Newton solver: ||grad P(w)||; 0 from the other solvers. With a free
+  // intercept or no penalty it has no dual point: dual and gap are NaN and the
+  // fit stops on gradient_norm <= tol * ||grad P(0)|| (docs/algorithms.md).
+  double gradient_norm = 0.0;
 };
 
 struct FitResult {
@@ -115,6 +135,16 @@ std::unique_ptr<Solver> make_cd_l1_cpu_solver(const SolverParameters& parameters
 // Whether make_cd_l1_cpu_solver solves the loss (validate() refuses penalty l1
 // with another).
 bool l1_penalty_supports(LossKind kind);
+
+// The primal trust-region Newton solver (Lin, Weng & Keerthi 2008; LIBLINEAR's
+// -s 0, 2, 11) on CPU threads, on one process or as one of K ranks, each holding
+// its rows: every gradient and Hessian-vector product is summed over the ranks,
+// so K ranks take the single-process iterates (snapml/src/tron.cpp). Penalty L2
+// (the intercept penalised or free) or none; the losses loss_is_primal accepts.
+std::unique_ptr<Solver> make_tron_cpu_solver(const SolverParameters& parameters);
+// Whether make_tron_cpu_solver solves the loss (validate() refuses another with
+// solver primal, penalty none or a free intercept).
+bool primal_solver_supports(LossKind kind);
 
 // Throws InvalidArgument naming the bad parameter and the fix.
 void validate(const SolverParameters& parameters);

@@ -40,13 +40,26 @@ void register_gpu_session_factory(GpuSessionFactory factory);
 // Whether this program can build the GPU solver (it may still find no device).
 bool has_gpu_backend();
 
-// The session's make(parameters): penalty L2, the CPU SDCA solver, or with
-// `use_gpu` the GPU solver on `device_ids` (ignored without use_gpu, as Snap ML
-// does). Penalty L1: the CPU primal coordinate descent solver; with use_gpu
+// The session's make(parameters): penalty L2 with solver dual, the CPU SDCA
+// solver, or with `use_gpu` the GPU solver on `device_ids` (ignored without
+// use_gpu, as Snap ML does). Solver primal: the CPU Newton solver (with use_gpu
+// throws Unsupported: it is CPU-only for now). Solver auto: on the CPU, a solver
+// that looks at the data in fit() and hands the problem to the Newton solver when
+// auto_picks_primal says so, else to SDCA; with use_gpu, the GPU SDCA solver
+// (Unsupported for a problem only the primal solver trains). Penalty L1: the CPU primal coordinate descent solver; with use_gpu
 // throws Unsupported ("the L1 solver is CPU-only": the GPU solver is SDCA, L2
 // only). With use_gpu and no GPU backend throws Unsupported: "this build of
 // snapml has no CUDA backend; rebuild with -DSNAPML_CUDA=ON (nvcc on the PATH)".
 std::unique_ptr<SolverSession> make_solver_session(bool use_gpu, const std::vector<int>& device_ids);
+
+// Solver auto's rule (provisional, from LIBLINEAR's experience that dual
+// coordinate ascent slows down as C grows while Newton's iterations hardly
+// change; to be measured, docs/benchmarks/primal.md): the primal solver when the
+// problem has no dual solver (penalty none, a free intercept) or when
+// `largest_cost_norm` = max_i C_i ||x_i||^2 (the intercept's value in the norm)
+// exceeds kAutoPrimalThreshold, and the loss has primal derivatives.
+inline constexpr double kAutoPrimalThreshold = 100.0;
+bool auto_picks_primal(const SolverParameters& parameters, double largest_cost_norm);
 
 // One problem's solver, from a session of its own.
 std::unique_ptr<Solver> make_solver(const SolverParameters& parameters, bool use_gpu,

@@ -5,7 +5,8 @@
 // problem per class against the rest; regression (the squared loss) uses the
 // labels as they are. Each problem is solved by the CPU SDCA solver (solver.h), or
 // the GPU one with use_gpu (solver_factory.h), or with penalty L1 by the CPU
-// coordinate descent solver.
+// coordinate descent solver, or with solver primal (or auto's choice) by the CPU
+// trust-region Newton solver.
 #pragma once
 
 #include <cstdint>
@@ -26,12 +27,20 @@ struct TrainParameters {
   // L2 (SDCA) or L1 (primal coordinate descent, CPU and one process only; not
   // with the hinge loss). With L1, tol is LIBLINEAR's relative sub-gradient rule
   // and the history's gap that of the dual-scaling point (docs/algorithms.md).
+  // None: no regulariser (the primal Newton solver; docs/algorithms.md).
   Penalty penalty = Penalty::L2;
+  // L2 and none: dual coordinate ascent, the primal Newton solver, or auto
+  // (solver_factory.h, auto_picks_primal). Dual keeps the behaviour of callers
+  // that do not choose.
+  SolverChoice solver = SolverChoice::Dual;
   double C = 1.0;
   double tol = 1e-3;   // relative duality gap: stop when P - D <= tol * P
   int max_iter = 1000;  // epochs
   bool fit_intercept = true;
   double intercept_scaling = 1.0;  // LIBLINEAR's -B: the constant feature's value
+  // Whether the intercept is in the penalty (LIBLINEAR's convention, the dual
+  // solvers') or free (scikit-learn's; trains by the primal solver).
+  bool penalise_intercept = true;
   // Per-label weights multiplying C (absent labels weigh 1), or scikit-learn's
   // "balanced": n_samples / (n_classes * count of the class). In one-vs-rest the
   // weight applies to the class's own positive problem and the rest weigh 1, as

@@ -48,6 +48,22 @@ using scalar_dual_members = std::void_t<
 
 }  // namespace detail
 
+// Whether Loss can be minimised in the primal by the Newton solver
+// (snapml/src/tron.cpp): loss(y, m) is once differentiable in the margin m with a
+// Lipschitz derivative, and carries
+//   primal_derivative(y, m)  d/dm loss(y, m)
+//   primal_curvature(y, m)   d2/dm2 loss(y, m), or the generalized second
+//                            derivative where it jumps (squared hinge, squared
+//                            loss with epsilon > 0), >= 0
+// The hinge is not differentiable at y*m = 1 and has neither: no primal loss.
+template <typename Loss, typename = void>
+struct is_primal_loss : std::false_type {};
+template <typename Loss>
+struct is_primal_loss<
+    Loss, std::void_t<detail::exactly<decltype(std::declval<const Loss&>().primal_derivative(0.0, 0.0)), double>,
+                      detail::exactly<decltype(std::declval<const Loss&>().primal_curvature(0.0, 0.0)), double>>>
+    : std::true_type {};
+
 // Whether Loss carries its identity (name, task, dual dimension, from).
 template <typename Loss, typename = void>
 struct has_loss_identity : std::false_type {};

@@ -199,6 +199,11 @@ inline bool loss_has_probabilities(LossKind kind) {
   return visit_loss_type(kind, [](auto tag) { return losses::has_probabilities<typename decltype(tag)::type>::value; });
 }
 
+// Whether the primal Newton solver minimises the loss (contract.h, is_primal_loss).
+inline bool loss_is_primal(LossKind kind) {
+  return visit_loss_type(kind, [](auto tag) { return losses::is_primal_loss<typename decltype(tag)::type>::value; });
+}
+
 // The loss's kName: the names of model files and of the Python and command-line
 // surfaces. Throws InvalidArgument for a kind not in AllLosses.
 const char* loss_name(LossKind kind);

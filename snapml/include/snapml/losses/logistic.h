@@ -80,6 +80,15 @@ struct LogisticLoss {
     }
     return solve_for_alpha ? z : C - z;
   }
+  // The primal Newton solver's derivatives in the margin (contract.h,
+  // is_primal_loss): d/dm loss = -y * sigmoid(-y m), d2/dm2 = sigmoid(m) sigmoid(-m).
+  SNAPML_HOST_DEVICE double primal_derivative(double y, double margin) const {
+    return -y / (1.0 + std::exp(y * margin));
+  }
+  SNAPML_HOST_DEVICE double primal_curvature(double, double margin) const {
+    const double s = 1.0 / (1.0 + std::exp(-margin));
+    return s * (1.0 - s);
+  }
   // Optimality pairs w with alpha = C * sigmoid(-y*margin), kept inside (0, C).
   SNAPML_HOST_DEVICE double alpha_from_margin(double y, double margin, double C) const {
     const double alpha = C / (1.0 + std::exp(y * margin));

@@ -45,6 +45,18 @@ struct SquaredLoss {
                                  double sigma) const {
     return svr_step(y, beta, margin, sigma * sq_norm, epsilon, diag(C), upper_bound(C));
   }
+  // The primal Newton solver's derivatives (contract.h, is_primal_loss): with
+  // r = margin - y, d/dm = 2 sign(r) max(0, |r| - p), and the generalized second
+  // derivative 2 outside the zone |r| <= p, 0 inside (LIBLINEAR's -s 11).
+  SNAPML_HOST_DEVICE double primal_derivative(double y, double margin) const {
+    const double residual = margin - y;
+    const double excess = std::fabs(residual) - epsilon;
+    if (excess <= 0.0) return 0.0;
+    return residual > 0.0 ? 2.0 * excess : -2.0 * excess;
+  }
+  SNAPML_HOST_DEVICE double primal_curvature(double y, double margin) const {
+    return std::fabs(margin - y) > epsilon ? 2.0 : 0.0;
+  }
   // Optimality pairs w with b = 2C * sign(r) * max(0, |r| - p), r = y - margin.
   SNAPML_HOST_DEVICE double alpha_from_margin(double y, double margin, double C) const {
     const double residual = y - margin;

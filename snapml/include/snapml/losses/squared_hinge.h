@@ -40,6 +40,17 @@ struct SquaredHingeLoss {
   }
   static constexpr bool kShrinkable = true;           // common.h, svc_shrinks
   static constexpr bool kZeroBeyondMarginOne = true;  // loss(y, m) = 0 for y*m >= 1
+  // The primal Newton solver's derivatives (contract.h, is_primal_loss). The loss
+  // is once differentiable: its second derivative jumps at y*m = 1, where the
+  // generalized Hessian takes 0 (Mangasarian 2002; LIBLINEAR's -s 2 uses the
+  // active rows y*m < 1 only).
+  SNAPML_HOST_DEVICE double primal_derivative(double y, double margin) const {
+    const double slack = 1.0 - y * margin;
+    return slack > 0.0 ? -2.0 * y * slack : 0.0;
+  }
+  SNAPML_HOST_DEVICE double primal_curvature(double y, double margin) const {
+    return 1.0 - y * margin > 0.0 ? 2.0 : 0.0;
+  }
   // Optimality pairs w with alpha = 2C * max(0, 1 - y*margin).
   SNAPML_HOST_DEVICE double alpha_from_margin(double y, double margin, double C) const {
     const double slack = 1.0 - y * margin;

@@ -1,0 +1,51 @@
+// The matrix-operations seam of the primal Newton solver (snapml/src/tron.cpp).
+//
+// TRON's work is three products with this rank's rows x_i (each with the
+// constant feature `bias_value` appended at index n_features, the intercept's):
+//   margins          m = X w
+//   transpose_times  X^T d
+//   hessian_product  X^T D X v   (D diagonal: the loss's second derivatives)
+// Everything else (the losses, the trust region, conjugate gradients, the sums
+// over ranks) is the solver's, written once over this interface; a backend
+// implements the three products where the rows are: CPU threads here
+// (make_cpu_matrix_operations), sparse matrix-vector products on a GPU later.
+// Products are local to the rank: the solver sums X^T d and X^T D X v over the
+// ranks through its Communicator.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "snapml/chunk_source.h"
+
+namespace snapml {
+
+class MatrixOperations {
+ public:
+  virtual ~MatrixOperations() = default;
+  // This rank's rows; every per-row array below has this many entries, in the
+  // source's visiting order.
+  virtual std::int64_t n_rows() const = 0;
+  // Weights per product: the global n_features + 1 (the intercept's last).
+  virtual std::size_t n_weights() const = 0;
+  // Each row's label and sample weight (1 where the data has none).
+  virtual void rows(double* labels, double* sample_weights) = 0;
+  // out[i] = x_i . w
+  virtual void margins(const double* w, double* out) = 0;
+  // out = sum_i d[i] x_i (n_weights() entries, overwritten).
+  virtual void transpose_times(const double* d, double* out) = 0;
+  // out = sum_i curvature[i] (x_i . v) x_i, skipping the rows whose curvature is 0
+  // (the squared hinge's inactive rows). Overwrites out.
+  virtual void hessian_product(const double* curvature, const double* v, double* out) = 0;
+};
+
+// Over the chunks of `source` (read again for every product; a resident source
+// costs no I/O) with `threads` OpenMP threads (0: all). Each thread sums its
+// contiguous share of a chunk's rows into a vector of its own and the vectors are
+// added in thread order, so a product's rounding depends on the thread count
+// only, not on the schedule: a fit is repeatable. That costs threads x
+// n_weights doubles. `n_features` is the global count (at least the source's).
+std::unique_ptr<MatrixOperations> make_cpu_matrix_operations(ChunkSource& source, std::int32_t n_features,
+                                                             double bias_value, int threads);
+
+}  // namespace snapml

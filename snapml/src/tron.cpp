@@ -1,0 +1,398 @@
+// The primal trust-region Newton solver (TRON): Lin, Weng & Keerthi, "Trust
+// region Newton method for large-scale logistic regression", JMLR 9 (2008),
+// Algorithms 1 and 2; the solver of LIBLINEAR's -s 0, -s 2 and -s 11.
+//
+// It minimises
+//   f(w) = sum_i C_i loss(y_i, x_i.w) + 0.5 sum_j r_j w_j^2
+// with r_j = 1 for every feature under penalty L2, r = 0 for the intercept's
+// weight when it is free, and r = 0 everywhere under penalty none. Each outer
+// iteration solves the Newton system H s = -g approximately by conjugate
+// gradients inside the trust region ||s|| <= Delta (Steihaug's rule: stop at the
+// boundary, or on a direction of non-positive curvature), accepts w + s when the
+// actual reduction is a fair share of the model's, and resizes Delta by how well
+// the quadratic model predicted the reduction. The loss's derivatives come from
+// its struct (losses/contract.h, is_primal_loss); the squared hinge and the
+// epsilon-insensitive squared loss use the generalized Hessian (second
+// derivative 0 on the rows outside the loss's active zone).
+//
+// Work: a gradient is one X w and one X^T d; a Hessian-vector product is one
+// X^T D X v, over the MatrixOperations seam (snapml/matrix_operations.h). With K
+// ranks each product is summed over the ranks (one allreduce each), and every
+// other step (CG's inner products, the trust region) runs on identical vectors
+// on every rank, so K ranks take the single-process iterates up to rounding.
+//
+// Certificate (docs/algorithms.md, "Primal Newton"): with everything penalised
+// the primal point gives the dual point alpha_i = -C_i loss'(m_i) c(y_i), whose
+// w(alpha) = -X^T d = w - g (d_i = C_i loss'(m_i), g the gradient), so the gap
+// P(w) - D(alpha) comes with every gradient at no extra pass, and the fit stops
+// on the SDCA rule gap <= tol * P(w). With a free intercept or no penalty the
+// dual has a constraint this alpha does not meet: the fit stops on LIBLINEAR's
+// ||g(w)|| <= tol * ||g(0)|| and the records carry NaN for dual and gap.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "omp_threads.h"
+#include "snapml/error.h"
+#include "snapml/matrix_operations.h"
+#include "snapml/objectives.h"
+#include "snapml/solver.h"
+
+namespace snapml {
+namespace {
+
+double dot(const std::vector<double>& a, const std::vector<double>& b) {
+  double sum = 0.0;
+  for (std::size_t j = 0; j < a.size(); ++j) sum += a[j] * b[j];
+  return sum;
+}
+
+double norm(const std::vector<double>& a) { return std::sqrt(dot(a, a)); }
+
+// a += scale * b
+void axpy(double scale, const std::vector<double>& b, std::vector<double>& a) {
+  for (std::size_t j = 0; j < a.size(); ++j) a[j] += scale * b[j];
+}
+
+// Sum over i < n of term(i), in blocks of rows whose sums are added in order: the
+// same bits for any thread count.
+template <typename Term>
+double ordered_sum(std::int64_t n, int threads, const Term& term) {
+  const std::int64_t blocks = detail::row_blocks(n);
+  std::vector<double> sums(static_cast<std::size_t>(blocks), 0.0);
+SNAPML_OMP(parallel for num_threads(threads) schedule(static))
+  for (std::int64_t block = 0; block < blocks; ++block) {
+    double sum = 0.0;
+    const std::int64_t end = std::min(n, (block + 1) * detail::kRowBlock);
+    for (std::int64_t i = block * detail::kRowBlock; i < end; ++i) sum += term(i);
+    sums[static_cast<std::size_t>(block)] = sum;
+  }
+  double total = 0.0;
+  for (double s : sums) total += s;
+  return total;
+}
+
+// Lin, Weng & Keerthi 2008, section 2.1 (LIBLINEAR's values).
+constexpr double kEta0 = 1e-4;  // accept a step whose actual reduction exceeds eta0 x predicted
+constexpr double kEta1 = 0.25;
+constexpr double kEta2 = 0.75;
+constexpr double kSigma1 = 0.25;
+constexpr double kSigma2 = 0.5;
+constexpr double kSigma3 = 4.0;
+// CG stops at ||r|| <= eta ||g|| with the forcing term eta = min(0.1, sqrt(||g|| /
+// ||g_first||)): LIBLINEAR's eps_cg = 0.1 far from the optimum, tightening as the
+// gradient falls, which makes the inexact Newton iteration superlinear (Dembo,
+// Eisenstat & Steihaug 1982) for the tight tolerances the gap allows.
+constexpr double kCgTolerance = 0.1;
+
+class TronCpuSolver final : public Solver {
+ public:
+  explicit TronCpuSolver(const SolverParameters& parameters) : parameters_(parameters) {
+    validate(parameters_);
+    require(parameters_.penalty != Penalty::L1,
+            "the primal Newton solver takes penalty l2 or none; penalty l1 is make_cd_l1_cpu_solver's");
+    require(primal_solver_supports(parameters_.loss),
+            std::string("the primal Newton solver needs a loss with a Lipschitz derivative; the ") +
+                loss_name(parameters_.loss) + " loss is not one: use " + loss_names_text(primal_solver_supports));
+  }
+
+  FitResult fit(ChunkSource& source, Communicator& communicator, SolverState& state) override;
+
+ private:
+  // Whether the duality gap certifies the fit (everything penalised).
+  bool certified() const { return parameters_.penalty == Penalty::L2 && parameters_.penalise_intercept; }
+
+  void prepare(ChunkSource& source, Communicator& communicator, SolverState& state);
+  // f(w) from its margins (computed into `margins`).
+  double value(const std::vector<double>& w, std::vector<double>& margins);
+  // g(w) from the margins of w; keeps the curvatures for hessian_product and
+  // returns sum_i dual_value(alpha_i) of the paired dual point.
+  double gradient(const std::vector<double>& w, const std::vector<double>& margins, std::vector<double>& g);
+  // H v at the point of the last gradient().
+  void hessian_product(const std::vector<double>& v, std::vector<double>& out);
+  // Steihaug's truncated CG for H s = -g within ||s|| <= delta; returns the
+  // residual r = -g - H s in `r` and the CG iterations.
+  int conjugate_gradients(double delta, double forcing, const std::vector<double>& g, std::vector<double>& s,
+                          std::vector<double>& r);
+  // Appends the record of iterate w (value f, gradient g, dual sum) and returns
+  // whether the stopping rule holds.
+  bool record(FitResult& result, const std::vector<double>& w, double f, const std::vector<double>& g,
+              double dual_sum, double first_gradient_norm);
+
+  template <typename Function>
+  void for_loss(const Function& function) const {
+    // Instantiated for the primal losses only; the constructor refused the others.
+    with_loss(parameters_.loss, parameters_.epsilon, 0.0, [&](const auto& loss) {
+      if constexpr (losses::is_primal_loss<std::decay_t<decltype(loss)>>::value)
+        function(loss);
+      else
+        throw InvalidArgument(std::string("the ") + loss_name(parameters_.loss) + " loss is not a primal loss");
+    });
+  }
+
+  SolverParameters parameters_;
+  Communicator* communicator_ = nullptr;
+  std::unique_ptr<MatrixOperations> operations_;
+  std::chrono::steady_clock::time_point started_;
+  int threads_ = 1;
+  std::int64_t n_rows_ = 0;
+  std::vector<double> targets_;     // y_i: +-1, or the regression target
+  std::vector<double> costs_;       // C_i; 0 for a row absent from the problem
+  std::vector<double> regulariser_;  // r_j
+  std::vector<double> derivatives_;  // C_i loss'(m_i) at the last gradient()
+  std::vector<double> curvatures_;   // C_i loss''(m_i) at the last gradient()
+};
+
+void TronCpuSolver::prepare(ChunkSource& source, Communicator& communicator, SolverState& state) {
+  communicator_ = &communicator;
+  threads_ = detail::resolve_threads(parameters_.threads);
+  std::int64_t features = source.n_features();
+  communicator.allreduce_max(&features, 1);
+  const auto n_features = static_cast<std::int32_t>(features);
+  operations_ = make_cpu_matrix_operations(source, n_features, parameters_.intercept_scaling, threads_);
+  n_rows_ = operations_->n_rows();
+  const std::size_t rows = static_cast<std::size_t>(n_rows_);
+  targets_.assign(rows, 0.0);
+  costs_.assign(rows, 0.0);
+  operations_->rows(targets_.data(), costs_.data());
+  const RowTargets row_targets = RowTargets::from(parameters_);
+  for (std::size_t i = 0; i < rows; ++i) {
+    targets_[i] = row_targets.target(targets_[i]);
+    costs_[i] = row_targets.cost(targets_[i], static_cast<float>(costs_[i]));
+  }
+  derivatives_.assign(rows, 0.0);
+  curvatures_.assign(rows, 0.0);
+  const std::size_t width = operations_->n_weights();
+  regulariser_.assign(width, parameters_.penalty == Penalty::None ? 0.0 : 1.0);
+  if (!parameters_.penalise_intercept) regulariser_.back() = 0.0;
+
+  // Warm start: w(alpha) from given dual variables, or the given weights.
+  const StartFrom start = warm_start_from(state, n_rows_, n_features);
+  if (start == StartFrom::Alpha) {
+    for_loss([&](const auto& loss) {
+      for (std::size_t i = 0; i < rows; ++i) derivatives_[i] = costs_[i] > 0.0 ? state.alpha[i] * loss.coefficient(targets_[i]) : 0.0;
+    });
+    state.weights.assign(width, 0.0);
+    operations_->transpose_times(derivatives_.data(), state.weights.data());
+    communicator.allreduce_sum(state.weights.data(), width);
+  } else if (start == StartFrom::Cold) {
+    state.weights.assign(width, 0.0);
+  }
+}
+
+double TronCpuSolver::value(const std::vector<double>& w, std::vector<double>& margins) {
+  operations_->margins(w.data(), margins.data());
+  double loss_sum = 0.0;
+  for_loss([&](const auto& loss) {
+    loss_sum = ordered_sum(n_rows_, threads_, [&](std::int64_t i) {
+      const auto k = static_cast<std::size_t>(i);
+      return costs_[k] > 0.0 ? costs_[k] * loss.loss(targets_[k], margins[k]) : 0.0;
+    });
+  });
+  communicator_->allreduce_sum(&loss_sum, 1);
+  double penalty = 0.0;
+  for (std::size_t j = 0; j < w.size(); ++j) penalty += regulariser_[j] * w[j] * w[j];
+  return loss_sum + 0.5 * penalty;
+}
+
+double TronCpuSolver::gradient(const std::vector<double>& w, const std::vector<double>& margins,
+                               std::vector<double>& g) {
+  double dual_sum = 0.0;
+  for_loss([&](const auto& loss) {
+    dual_sum = ordered_sum(n_rows_, threads_, [&](std::int64_t i) {
+      const auto k = static_cast<std::size_t>(i);
+      const double cost = costs_[k];
+      if (!(cost > 0.0)) {
+        derivatives_[k] = curvatures_[k] = 0.0;
+        return 0.0;
+      }
+      const double y = targets_[k];
+      derivatives_[k] = cost * loss.primal_derivative(y, margins[k]);
+      curvatures_[k] = cost * loss.primal_curvature(y, margins[k]);
+      // The paired dual point: alpha_i c(y_i) = -C_i loss'(m_i), c(y) = +-1 or 1.
+      const double alpha = -derivatives_[k] * loss.coefficient(y);
+      return loss.dual_value(y, alpha, cost);
+    });
+  });
+  // One allreduce for X^T d and the dual sum.
+  const std::size_t width = w.size();
+  g.resize(width + 1);
+  operations_->transpose_times(derivatives_.data(), g.data());
+  g[width] = dual_sum;
+  communicator_->allreduce_sum(g.data(), g.size());
+  dual_sum = g[width];
+  g.resize(width);
+  for (std::size_t j = 0; j < width; ++j) g[j] += regulariser_[j] * w[j];
+  return dual_sum;
+}
+
+void TronCpuSolver::hessian_product(const std::vector<double>& v, std::vector<double>& out) {
+  out.resize(v.size());
+  operations_->hessian_product(curvatures_.data(), v.data(), out.data());
+  communicator_->allreduce_sum(out.data(), out.size());
+  for (std::size_t j = 0; j < v.size(); ++j) out[j] += regulariser_[j] * v[j];
+}
+
+int TronCpuSolver::conjugate_gradients(double delta, double forcing, const std::vector<double>& g,
+                                       std::vector<double>& s, std::vector<double>& r) {
+  const std::size_t width = g.size();
+  s.assign(width, 0.0);
+  r.resize(width);
+  for (std::size_t j = 0; j < width; ++j) r[j] = -g[j];
+  std::vector<double> d = r;
+  std::vector<double> hd;
+  double rr = dot(r, r);
+  const double stop = forcing * std::sqrt(rr);
+  // To the boundary along d: the tau >= 0 with ||s + tau d|| = delta.
+  auto to_boundary = [&]() {
+    const double sd = dot(s, d);
+    const double ss = dot(s, s);
+    const double dd = dot(d, d);
+    const double room = delta * delta - ss;
+    const double root = std::sqrt(std::max(0.0, sd * sd + dd * room));
+    const double tau = sd >= 0.0 ? room / (sd + root) : (root - sd) / dd;
+    axpy(tau, d, s);
+    axpy(-tau, hd, r);
+  };
+  int iterations = 0;
+  while (iterations < static_cast<int>(std::min<std::size_t>(width, 1 << 20))) {
+    if (std::sqrt(rr) <= stop) break;
+    ++iterations;
+    hessian_product(d, hd);
+    const double curvature = dot(d, hd);
+    // Steihaug: a direction of non-positive curvature (possible without a
+    // penalty) descends all the way to the boundary.
+    if (!(curvature > 0.0)) {
+      to_boundary();
+      break;
+    }
+    const double step = rr / curvature;
+    axpy(step, d, s);
+    if (norm(s) > delta) {
+      axpy(-step, d, s);
+      to_boundary();
+      break;
+    }
+    axpy(-step, hd, r);
+    const double rr_next = dot(r, r);
+    const double beta = rr_next / rr;
+    for (std::size_t j = 0; j < width; ++j) d[j] = r[j] + beta * d[j];
+    rr = rr_next;
+  }
+  return iterations;
+}
+
+bool TronCpuSolver::record(FitResult& result, const std::vector<double>& w, double f, const std::vector<double>& g,
+                           double dual_sum, double first_gradient_norm) {
+  EpochRecord record;
+  record.epoch = result.epochs;
+  record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  record.primal = f;
+  record.gradient_norm = norm(g);
+  if (certified()) {
+    // D(alpha) = sum dual_value - 0.5 ||w(alpha)||^2 with w(alpha) = w - g.
+    double squared = 0.0;
+    for (std::size_t j = 0; j < w.size(); ++j) squared += (w[j] - g[j]) * (w[j] - g[j]);
+    record.dual = dual_sum - 0.5 * squared;
+    record.gap = record.primal - record.dual;
+    result.converged = record.gap <= parameters_.tol * record.primal;
+  } else {
+    record.dual = record.gap = std::numeric_limits<double>::quiet_NaN();
+    result.converged = record.gradient_norm <= parameters_.tol * first_gradient_norm;
+  }
+  result.history.push_back(record);
+  if (parameters_.on_epoch) parameters_.on_epoch(record);
+  return result.converged;
+}
+
+FitResult TronCpuSolver::fit(ChunkSource& source, Communicator& communicator, SolverState& state) {
+  started_ = std::chrono::steady_clock::now();
+  prepare(source, communicator, state);
+  std::vector<double> w = state.weights;
+  const std::size_t width = w.size();
+  std::vector<double> margins(static_cast<std::size_t>(n_rows_));
+  std::vector<double> g;
+
+  // The gradient rule's reference ||g(0)|| (LIBLINEAR's, whatever the start).
+  double first_gradient_norm = 0.0;
+  if (!certified()) {
+    const std::vector<double> zero(width, 0.0);
+    std::fill(margins.begin(), margins.end(), 0.0);
+    gradient(zero, margins, g);
+    first_gradient_norm = norm(g);
+  }
+  double f = value(w, margins);
+  double dual_sum = gradient(w, margins, g);
+
+  FitResult result;
+  if (record(result, w, f, g, dual_sum, first_gradient_norm)) {
+    state.weights = w;
+  } else {
+    double delta = norm(g);
+    const double start_gradient_norm = delta;
+    std::vector<double> s, r, trial(width), trial_margins(margins.size());
+    // Rejected steps shrink delta at least by sigma2; this bounds their number.
+    int steps_left = 10 * parameters_.max_epochs + 100;
+    bool first_step = true;
+    while (result.epochs < parameters_.max_epochs && steps_left-- > 0) {
+      const double forcing = std::min(kCgTolerance, std::sqrt(norm(g) / start_gradient_norm));
+      conjugate_gradients(delta, forcing, g, s, r);
+      for (std::size_t j = 0; j < width; ++j) trial[j] = w[j] + s[j];
+      const double gs = dot(g, s);
+      const double predicted = -0.5 * (gs - dot(s, r));  // -(g.s + 0.5 s.H s)
+      const double f_trial = value(trial, trial_margins);
+      const double actual = f - f_trial;
+      const double s_norm = norm(s);
+      if (first_step) delta = std::min(delta, s_norm);  // Algorithm 1: Delta_0 no larger than the first step
+      first_step = false;
+      // The step length that minimises the quadratic through f, g.s and f_trial.
+      const double curvature_gap = f_trial - f - gs;
+      const double alpha = curvature_gap <= 0.0 ? kSigma3 : std::max(kSigma1, -0.5 * (gs / curvature_gap));
+      if (actual < kEta0 * predicted)
+        delta = std::min(std::max(alpha, kSigma1) * s_norm, kSigma2 * delta);
+      else if (actual < kEta1 * predicted)
+        delta = std::max(kSigma1 * delta, std::min(alpha * s_norm, kSigma2 * delta));
+      else if (actual < kEta2 * predicted)
+        delta = std::max(kSigma1 * delta, std::min(alpha * s_norm, kSigma3 * delta));
+      else
+        delta = std::max(delta, std::min(alpha * s_norm, kSigma3 * delta));
+
+      if (actual > kEta0 * predicted) {
+        w.swap(trial);
+        margins.swap(trial_margins);
+        f = f_trial;
+        dual_sum = gradient(w, margins, g);
+        ++result.epochs;
+        if (record(result, w, f, g, dual_sum, first_gradient_norm)) break;
+      }
+      // No further progress is representable: the trust region has shrunk to
+      // nothing. (LIBLINEAR also stops when both reductions fall below 1e-12 |f|;
+      // that would end a fit whose tolerance asks for more before the gradient
+      // rule or the gap could meet it.)
+      if (!(std::fabs(actual) > 0.0) && !(predicted > 0.0)) break;
+    }
+    state.weights = w;
+  }
+  // The dual point paired with the final w, one per row (SolverState's contract).
+  state.alpha.assign(static_cast<std::size_t>(n_rows_), 0.0);
+  for_loss([&](const auto& loss) {
+    for (std::size_t i = 0; i < state.alpha.size(); ++i)
+      state.alpha[i] = -derivatives_[i] * loss.coefficient(targets_[i]);
+  });
+  operations_.reset();
+  communicator_ = nullptr;
+  return result;
+}
+
+}  // namespace
+
+std::unique_ptr<Solver> make_tron_cpu_solver(const SolverParameters& parameters) {
+  return std::make_unique<TronCpuSolver>(parameters);
+}
+
+}  // namespace snapml
