@@ -139,6 +139,7 @@ py::tuple train_any(const py::object& x, const std::string& loss, const std::str
                 file.layout().path + " streamed under max_memory=" + std::to_string(file.max_memory()) +
                 " bytes; raise max_memory above the file size plus " + std::to_string(file.plan().state_bytes) +
                 " bytes, or use penalty='l2'");
+    parameters.max_memory = file.max_memory();  // the per-feature state's budget too
     py::gil_scoped_release release;
     // Declared after `release`, so the source (and a streaming reader thread) is
     // closed before the GIL is taken back, also when training throws.

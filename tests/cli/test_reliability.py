@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""The command-line tools on hostile input and parameters (docs/reliability.md).
+
+Usage: test_reliability.py --train PATH --predict PATH --convert PATH --criteo-gen PATH CASE
+
+One ctest test per CASE (tests/cli/CMakeLists.txt). Each case checks the exit code
+and that the message names the file and the fix; none needs a shared dataset.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+from test_snap_train import check, expect_exit  # the same checks as the other tool tests
+
+TOOLS = {}  # "train", "predict", "convert", "criteo_gen": paths from the command line
+
+
+def tool(name, *args, timeout=120, **kwargs):
+    return subprocess.run([TOOLS[name], *map(str, args)], capture_output=True, text=True, timeout=timeout,
+                          **kwargs)
+
+
+def write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def case_feature_memory(scratch):
+    """A largest index that the memory cannot hold is refused, naming the file (exit 2)."""
+    model = os.path.join(scratch, "model")
+    # 69 bytes: 2^31 - 2 features in 100 one-vs-rest problems need over 3 TiB.
+    lines = [f"{label} 2147483646:1" for label in range(100)]
+    big = write(os.path.join(scratch, "big.txt"), "\n".join(lines) + "\n")
+    result = expect_exit(tool("train", "-q", "-n", "1", big, model), 2, big + ": 2147483646 features",
+                         "remap the feature indices", "--max-memory")
+    check(not os.path.exists(model), "a refused fit wrote a model")
+    # Index 1e8 fits a machine but not a 1 GiB budget; the budget lets it through
+    # when large enough.
+    mid = write(os.path.join(scratch, "mid.txt"), "1 100000000:1\n-1 1:1\n")
+    expect_exit(tool("train", "-q", "-n", "1", "--max-memory", "1G", mid, model), 2, mid + ": 100000000 features",
+                "1.0 GiB of the memory budget", "--max-memory 4G")
+    mid4 = write(os.path.join(scratch, "mid4.txt"), "1 100000000:1\n-1 1:1\n1 2:1\n-1 3:1\n")
+    expect_exit(tool("train", "-q", "-n", "1", "--max-memory", "1G", "-v", "2", mid4), 2, mid4 + ": 100000000")
+    small = write(os.path.join(scratch, "small.txt"), "1 1000:1\n-1 1:1\n")
+    expect_exit(tool("train", "-q", "-n", "1", "--max-memory", "1M", small, model), 0)
+
+
+CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    for name in ("train", "predict", "convert", "criteo-gen"):
+        parser.add_argument(f"--{name}", required=True)
+    parser.add_argument("case", choices=sorted(CASES))
+    args = parser.parse_args()
+    TOOLS.update(train=os.path.abspath(args.train), predict=os.path.abspath(args.predict),
+                 convert=os.path.abspath(args.convert), criteo_gen=os.path.abspath(args.criteo_gen))
+    with tempfile.TemporaryDirectory(prefix="snapml-reliability-") as scratch:
+        CASES[args.case](scratch)
+    print(f"{args.case}: ok")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
