@@ -23,6 +23,7 @@
 #include "snap_file.h"
 #include "snapml/communicator.h"
 #include "snapml/error.h"
+#include "snapml/threads.h"
 #include "snapml/train.h"
 
 namespace py = pybind11;
@@ -168,6 +169,7 @@ py::tuple train_any(const py::object& x, const std::string& loss, const std::str
 }  // namespace
 
 void bind_training(py::module_& m) {
+  m.def("thread_limit", &thread_limit, "the most threads a parallel region uses (snapml/threads.h)");
   m.def("train", &train_any,
         "Trains on a CsrData with labels or a SnapFile; returns (Model, [history dict per problem])",
         py::arg("x"), py::arg("loss"), py::arg("penalty"), py::arg("C"), py::arg("tol"), py::arg("max_iter"),

@@ -217,6 +217,7 @@ TrainOptions parse_train_options(int argc, char** argv) {
   if (p.fit_intercept) p.intercept_scaling = bias;
   for (const std::string& weight : weights) p.class_weight.insert(parse_class_weight(weight));
   p.balanced_class_weight = balanced_option->count() > 0;
+  p.threads = usable_threads("snap-train", p.threads, o.quiet);
   o.format = datasets::data_format_from_name(format);
   o.liblinear_model = model_format == "liblinear";
   if (o.folds > 0)

@@ -48,6 +48,19 @@ def case_feature_memory(scratch):
     expect_exit(tool("train", "-q", "-n", "1", "--max-memory", "1M", small, model), 0)
 
 
+def case_threads(scratch):
+    """-n 100000 runs with the thread limit (a note unless -q) instead of crashing or hanging."""
+    lines = [f"{1 if i % 2 else -1} 1:{i % 7} 3:1" for i in range(300)]
+    data = write(os.path.join(scratch, "data.txt"), "\n".join(lines) + "\n")
+    model = os.path.join(scratch, "model")
+    result = expect_exit(tool("train", "-n", "100000", data, model), 0, "100000 threads is more than", "using")
+    check(os.path.exists(model), "no model written")
+    result = expect_exit(tool("train", "-q", "-n", "100000", data, model), 0)
+    check(result.stderr == "", f"-q still printed {result.stderr!r}")
+    expect_exit(tool("predict", "-n", "100000", data, model, os.path.join(scratch, "out")), 0, "using")
+    expect_exit(tool("convert", "--threads", "100000", data, os.path.join(scratch, "data.snap")), 0, "using")
+
+
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 
