@@ -61,6 +61,21 @@ def case_threads(scratch):
     expect_exit(tool("convert", "--threads", "100000", data, os.path.join(scratch, "data.snap")), 0, "using")
 
 
+def case_nonfinite_model(scratch):
+    """A model file with a NaN or infinite weight is refused naming file and line (exit 2)."""
+    data = write(os.path.join(scratch, "data.txt"), "1 1:1 2:0.5\n-1 1:-1 2:0.25\n1 2:1\n-1 1:-0.5\n")
+    for model_format in ("snapml", "liblinear"):
+        model = os.path.join(scratch, f"model.{model_format}")
+        expect_exit(tool("train", "-q", "-n", "1", "--model-format", model_format, data, model), 0)
+        with open(model) as f:
+            lines = f.read().split("\n")
+        weights = max(i for i, line in enumerate(lines) if line[:1].isdigit())  # the last weight line
+        lines[weights] = " ".join(["nan"] * len(lines[weights].split()))
+        bad = write(model + ".bad", "\n".join(lines))
+        expect_exit(tool("predict", data, bad, os.path.join(scratch, "out")), 2, f"{bad}:{weights + 1}:1:",
+                    "(a finite number), found 'nan'")
+
+
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 
