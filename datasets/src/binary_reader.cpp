@@ -11,6 +11,8 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstring>
 #include <limits>
@@ -236,6 +238,32 @@ void verify_binary_chunk(const std::string& path, std::size_t index, const Binar
       if (v.col_indices[k] < 0 || v.col_indices[k] >= v.n_features)
         fail("is malformed: column index " + std::to_string(v.col_indices[k]) + " outside [0, " +
              std::to_string(v.n_features) + ")");
+  // NaN and infinities pass a checksum but poison every weight they touch (the
+  // text reader refuses them too): the same branch-free scan, |x| <= max being
+  // false for NaN.
+  auto finite = [](const auto* x, std::int64_t n, auto largest) {
+    bool all = true;
+    for (std::int64_t k = 0; k < n; ++k) all &= std::fabs(x[k]) <= largest;
+    return all;
+  };
+  auto row_of = [&](std::int64_t k) {
+    return static_cast<std::int64_t>(std::upper_bound(v.row_offsets, v.row_offsets + v.n_rows + 1, k) -
+                                     v.row_offsets) - 1;
+  };
+  auto fail_row = [&](std::int64_t row, const std::string& what, double value) {
+    fail("row " + std::to_string(row) + " (row " + std::to_string(v.first_row + row + 1) + " of the file) has " +
+         what + " " + std::to_string(value) + ", not a finite number");
+  };
+  if (!finite(v.labels, v.n_rows, std::numeric_limits<double>::max()))
+    for (std::int64_t r = 0; r < v.n_rows; ++r)
+      if (!std::isfinite(v.labels[r])) fail_row(r, "the label", v.labels[r]);
+  if (v.weights && !finite(v.weights, v.n_rows, std::numeric_limits<float>::max()))
+    for (std::int64_t r = 0; r < v.n_rows; ++r)
+      if (!std::isfinite(v.weights[r])) fail_row(r, "the sample weight", v.weights[r]);
+  if (!finite(v.values, e.nnz, std::numeric_limits<float>::max()))
+    for (std::int64_t k = 0; k < e.nnz; ++k)
+      if (!std::isfinite(v.values[k]))
+        fail_row(row_of(k), "the value of feature " + std::to_string(v.col_indices[k]), v.values[k]);
 }
 
 void MappedBinaryFile::verify_chunk(std::size_t i) const {

@@ -7,6 +7,8 @@
 #include <omp.h>
 #endif
 
+#include "snapml/threads.h"
+
 #define SNAPML_PRAGMA(text) _Pragma(#text)
 #ifdef _OPENMP
 #define SNAPML_OMP(directive) SNAPML_PRAGMA(omp directive)
@@ -16,11 +18,12 @@
 
 namespace snapml::datasets::detail {
 
-// The thread count to use: `requested` when positive, else all that OpenMP offers.
+// The thread count to use: `requested` when positive, else all that OpenMP
+// offers; at most thread_limit() (snapml/threads.h).
 inline int resolve_threads(int requested) {
-  if (requested > 0) return requested;
+  if (requested > 0) return clamp_threads(requested);
 #ifdef _OPENMP
-  return omp_get_max_threads();
+  return clamp_threads(omp_get_max_threads());
 #else
   return 1;
 #endif

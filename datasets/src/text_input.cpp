@@ -6,6 +6,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <string>
 
 #include "snapml/error.h"
@@ -20,6 +21,10 @@ constexpr unsigned char kGzipMagic[2] = {0x1f, 0x8b};
 
 TextInput::TextInput(InputFile input) {
   if (!input.starts_with(kGzipMagic, sizeof kGzipMagic)) {
+    if (!input.spooled()) {
+      read_whole(input);
+      return;
+    }
     mapped_size_ = static_cast<std::size_t>(input.size());
     if (mapped_size_ == 0) return;  // mmap refuses length 0; an empty buffer serves
     // The whole file is parsed at once, by threads working on different parts:
@@ -32,6 +37,21 @@ TextInput::TextInput(InputFile input) {
   compressed_ = true;
   const std::string path = input.path();
   read_through_zlib(input.release(), path);
+}
+
+void TextInput::read_whole(const InputFile& input) {
+  buffer_.resize(static_cast<std::size_t>(input.size()));
+  std::size_t used = 0;
+  while (used < buffer_.size()) {
+    // pread takes at most 2 GiB - 4 KiB a call on Linux; ask for 1 GiB.
+    const ssize_t got = ::pread(input.fd(), buffer_.data() + used, std::min<std::size_t>(buffer_.size() - used, 1u << 30),
+                                static_cast<off_t>(used));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) throw IoError("cannot read " + input.path() + ": " + errno_message());
+    if (got == 0) break;  // truncated since it was opened: parse what it still holds
+    used += static_cast<std::size_t>(got);
+  }
+  buffer_.resize(used);
 }
 
 void TextInput::read_through_zlib(int fd, const std::string& path) {

@@ -2,9 +2,13 @@
 // into line-aligned ranges for their threads, which needs random access.
 //
 // Read through an InputFile (input_file.h), so that the path is opened once and a
-// pipe or FIFO arrives whole, already held in memory. The file is memory-mapped
-// (no copy); a gzip file (recognised by its magic bytes 1f 8b, whatever its name)
-// is inflated into memory with zlib.
+// pipe or FIFO arrives whole, already held in memory. A regular file is read into
+// a buffer: a mapped file that another process truncates while it is parsed ends
+// the process with SIGBUS at the first page past the new end, where a read just
+// returns fewer bytes (docs/reliability.md has the copy's cost). A spooled stream
+// lives in our own memory file, which nobody else can truncate, so it is mapped
+// (no second copy). A gzip file (recognised by its magic bytes 1f 8b, whatever
+// its name) is inflated into memory with zlib.
 #pragma once
 
 #include <cstddef>
@@ -30,6 +34,7 @@ class TextInput {
   bool compressed() const { return compressed_; }
 
  private:
+  void read_whole(const InputFile& input);
   void read_through_zlib(int fd, const std::string& path);
 
   const char* mapped_ = nullptr;

@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
     app.add_option("--click-rate", options.click_rate, "mean click probability")->capture_default_str();
     app.add_option("--threads", options.threads, "threads (0: all)")->capture_default_str();
     snapml::cli::parse_command_line(app, argc, argv);
+    options.threads = snapml::cli::usable_threads("snap-criteo-gen", options.threads, false);
 
     const auto stats = output == "-" ? snapml::datasets::generate_criteo(options, stdout)
                                      : snapml::datasets::generate_criteo_file(options, output);

@@ -12,6 +12,7 @@ import os
 import numpy as np
 from sklearn.utils import check_random_state
 
+from . import _core
 from ._snap_file import memory_size
 
 
@@ -75,14 +76,16 @@ def resolve_threads(n_jobs):
     """The core's thread count from scikit-learn's ``n_jobs``.
 
     ``None`` means 1 (scikit-learn's convention), -1 every CPU, -2 all but one, and
-    so on (joblib's convention).
+    so on (joblib's convention). A count above the core's limit (4 per hardware
+    thread, at least 64; snapml/threads.h) is lowered to the limit, as
+    scikit-learn's estimators run at most as many threads as there are cores.
     """
     if n_jobs is None:
         return 1
     if not isinstance(n_jobs, numbers.Integral) or isinstance(n_jobs, bool) or n_jobs == 0:
         raise ValueError(f"n_jobs must be None, a positive integer or -1 (all CPUs), got {n_jobs!r}")
     if n_jobs > 0:
-        return int(n_jobs)
+        return min(int(n_jobs), _core.thread_limit())
     return max(1, (os.cpu_count() or 1) + 1 + int(n_jobs))
 
 

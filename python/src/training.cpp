@@ -23,6 +23,7 @@
 #include "snap_file.h"
 #include "snapml/communicator.h"
 #include "snapml/error.h"
+#include "snapml/threads.h"
 #include "snapml/train.h"
 
 namespace py = pybind11;
@@ -139,6 +140,7 @@ py::tuple train_any(const py::object& x, const std::string& loss, const std::str
                 file.layout().path + " streamed under max_memory=" + std::to_string(file.max_memory()) +
                 " bytes; raise max_memory above the file size plus " + std::to_string(file.plan().state_bytes) +
                 " bytes, or use penalty='l2'");
+    parameters.max_memory = file.max_memory();  // the per-feature state's budget too
     py::gil_scoped_release release;
     // Declared after `release`, so the source (and a streaming reader thread) is
     // closed before the GIL is taken back, also when training throws.
@@ -167,6 +169,7 @@ py::tuple train_any(const py::object& x, const std::string& loss, const std::str
 }  // namespace
 
 void bind_training(py::module_& m) {
+  m.def("thread_limit", &thread_limit, "the most threads a parallel region uses (snapml/threads.h)");
   m.def("train", &train_any,
         "Trains on a CsrData with labels or a SnapFile; returns (Model, [history dict per problem])",
         py::arg("x"), py::arg("loss"), py::arg("penalty"), py::arg("C"), py::arg("tol"), py::arg("max_iter"),

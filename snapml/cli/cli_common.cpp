@@ -6,6 +6,7 @@
 #include <new>
 
 #include "snapml/error.h"
+#include "snapml/threads.h"
 
 namespace snapml::cli {
 
@@ -17,6 +18,14 @@ void parse_command_line(CLI::App& app, int argc, char** argv) {
     const int code = app.exit(e);
     throw Exit{code == 0 ? kExitOk : kExitUsage};
   }
+}
+
+int usable_threads(const std::string& program, int requested, bool quiet) {
+  const int usable = clamp_threads(requested);
+  if (usable != requested && !quiet)
+    std::cerr << program << ": " << requested << " threads is more than this machine runs usefully; using "
+              << usable << " (the limit: 4 per hardware thread, at least 64)\n";
+  return usable;
 }
 
 int run_tool(const std::string& program, const std::function<int()>& body) {

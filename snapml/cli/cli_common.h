@@ -29,6 +29,10 @@ struct Exit {
 // Exit{0}; on a usage error, prints CLI11's message and throws Exit{kExitUsage}.
 void parse_command_line(CLI::App& app, int argc, char** argv);
 
+// A -n / --threads count as the library runs it: at most thread_limit()
+// (snapml/threads.h); a larger one is lowered, with a note on stderr unless `quiet`.
+int usable_threads(const std::string& program, int requested, bool quiet);
+
 // Runs a tool's main body and returns its exit code, mapping exceptions to the
 // codes above.
 int run_tool(const std::string& program, const std::function<int()>& body);

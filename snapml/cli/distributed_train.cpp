@@ -137,7 +137,7 @@ int train_rank(TrainOptions& o, Communicator& world) {
     p.on_epoch = [&progress](int problem, const EpochRecord& record) { progress.update(problem, record); };
   mpi::TimedCommunicator timed(world);  // counts the training's collectives only
   const Clock::time_point started = Clock::now();
-  const TrainResult result = train(*source, timed, p);
+  const TrainResult result = train_naming_file(o, [&] { return train(*source, timed, p); });
   const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
   progress.clear();
 

@@ -213,6 +213,7 @@ int snap_convert(int argc, char** argv) {
                             "error, exit 2)");
   app.footer("Exit codes: 0 ok, 1 usage, 2 bad input, 3 I/O error.");
   parse_command_line(app, argc, argv);
+  o.threads = usable_threads("snap-convert", o.threads, false);
   for (const CLI::Option* criteo_only : {hash_bits, seed, skip})
     require(o.from == "criteo" || criteo_only->count() == 0, criteo_only->get_name() + " needs --from criteo");
 

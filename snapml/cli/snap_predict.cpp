@@ -112,6 +112,7 @@ int snap_predict(int argc, char** argv) {
   app.add_option("-n,--threads", o.threads, "CPU threads (default 0: all)")->check(CLI::NonNegativeNumber);
   app.footer("Exit codes: 0 ok, 1 usage, 2 bad input, 3 I/O error. docs/cli.md has the details.");
   parse_command_line(app, argc, argv);
+  o.threads = usable_threads("snap-predict", o.threads, o.quiet);
 
   const ModelFile loaded = load_any_model(o.model_file);
   const Model& model = loaded.model;

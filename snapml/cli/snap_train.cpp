@@ -115,7 +115,7 @@ int snap_train(int argc, char** argv) {
   ProgressLine progress(!o.quiet);
   if (progress.active())
     o.parameters.on_epoch = [&progress](int problem, const EpochRecord& record) { progress.update(problem, record); };
-  if (o.folds > 0) return cross_validate(o, data, progress);
+  if (o.folds > 0) return train_naming_file(o, [&] { return cross_validate(o, data, progress); });
 
   // The test file is read before training, so that a wrong path fails at once
   // rather than after a long run.
@@ -124,7 +124,8 @@ int snap_train(int argc, char** argv) {
   LocalCommunicator local;
   // A streamed source solves the one-vs-rest problems one after another (a
   // single reader); in memory they run in parallel.
-  const TrainResult result = streamed ? train(*streamed, local, o.parameters) : train(data, o.parameters);
+  const TrainResult result = train_naming_file(
+      o, [&] { return streamed ? train(*streamed, local, o.parameters) : train(data, o.parameters); });
   const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
   progress.clear();
 

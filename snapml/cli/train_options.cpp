@@ -179,7 +179,8 @@ TrainOptions parse_train_options(int argc, char** argv) {
   auto* max_memory_option = app.add_option(
       "--max-memory", max_memory,
       "host memory budget for the data and the solver's state (bytes, or 512MB, 4GB, 1.5G; units are powers of "
-      "1024): a binary (.snap) file larger than the budget streams from disk (docs/out-of-core.md)");
+      "1024): a binary (.snap) file larger than the budget streams from disk (docs/out-of-core.md); the per-feature "
+      "state (set by the largest feature index) must fit it, or the memory available without a budget");
   app.add_flag("--report-memory", o.report_memory,
                "print the process's peak resident memory (VmHWM) to stderr at exit");
   auto* max_gpu_memory_option = app.add_option(
@@ -204,6 +205,7 @@ TrainOptions parse_train_options(int argc, char** argv) {
     }
   }
   if (max_memory_option->count() > 0) o.max_memory = datasets::parse_memory_size(max_memory);
+  p.max_memory = o.max_memory;  // the per-feature state's budget too (feature_memory.h)
 
   p.loss = loss_option->count() > 0 ? loss_from_name(loss_name_option) : loss_of_solver_type(solver_type);
   if (loss_option->count() == 0 && type_option->count() > 0 && penalty_option->count() > 0)
@@ -230,6 +232,7 @@ TrainOptions parse_train_options(int argc, char** argv) {
   if (p.fit_intercept) p.intercept_scaling = bias;
   for (const std::string& weight : weights) p.class_weight.insert(parse_class_weight(weight));
   p.balanced_class_weight = balanced_option->count() > 0;
+  p.threads = usable_threads("snap-train", p.threads, o.quiet);
   o.format = datasets::data_format_from_name(format);
   o.liblinear_model = model_format == "liblinear";
   if (o.folds > 0)

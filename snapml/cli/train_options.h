@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "input_files.h"
+#include "snapml/error.h"
+#include "snapml/feature_memory.h"
 #include "snapml/train.h"
 
 namespace snapml::cli {
@@ -46,5 +48,17 @@ std::vector<std::string> rewrite_class_weights(int argc, char** argv);
 // a bad option throws Exit{1} (CLI11's message printed) or InvalidArgument /
 // Unsupported (mapped to exit 1 by run_tool) with a message that names the fix.
 TrainOptions parse_train_options(int argc, char** argv);
+
+// fit() (a train() call, or cross-validation), with a FeatureMemoryError
+// (snapml/feature_memory.h) turned into an InputError naming the training file
+// (exit 2): its largest feature index is what must change.
+template <typename Fit>
+auto train_naming_file(const TrainOptions& o, Fit&& fit) -> decltype(fit()) {
+  try {
+    return fit();
+  } catch (const FeatureMemoryError& e) {
+    throw InputError(o.training_file, 0, 0, e.what());
+  }
+}
 
 }  // namespace snapml::cli

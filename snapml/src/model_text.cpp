@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -59,6 +60,10 @@ double ModelText::number(const char* what) {
   const auto result = std::from_chars(text.data(), text.data() + text.size(), value);
   if (result.ec != std::errc() || result.ptr != text.data() + text.size())
     fail(std::string("expected ") + what + " (a number), found '" + std::string(text) + "'");
+  // from_chars reads "nan" and "inf"; no field of a model may hold one (a NaN
+  // weight makes every prediction NaN, and the writers never write one).
+  if (!std::isfinite(value))
+    fail(std::string("expected ") + what + " (a finite number), found '" + std::string(text) + "'");
   return value;
 }
 

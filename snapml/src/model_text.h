@@ -22,7 +22,8 @@ class ModelText {
   bool next_line();
   // The next whitespace-separated token of the current line; "" at its end.
   std::string_view token();
-  // The next token as a number or integer, or an InputError saying what was expected.
+  // The next token as a finite number or an integer, or an InputError saying what
+  // was expected (NaN and infinities are refused).
   double number(const char* what);
   std::int64_t integer(const char* what);
   // The next line, which must exist, for `what`.

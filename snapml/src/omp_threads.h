@@ -3,6 +3,8 @@
 
 #include <cstdint>
 
+#include "snapml/threads.h"
+
 #if defined(_OPENMP)
 #include <omp.h>
 #endif
@@ -18,10 +20,11 @@
 
 namespace snapml::detail {
 
-// `requested` threads, or every thread OpenMP offers when 0 (1 without OpenMP).
+// `requested` threads, or every thread OpenMP offers when 0 (1 without OpenMP),
+// at most thread_limit() (snapml/threads.h).
 inline int resolve_threads(int requested) {
 #if defined(_OPENMP)
-  return requested > 0 ? requested : omp_get_max_threads();
+  return clamp_threads(requested > 0 ? requested : omp_get_max_threads());
 #else
   (void)requested;
   return 1;

@@ -11,6 +11,7 @@
 
 #include "omp_threads.h"
 #include "snapml/error.h"
+#include "snapml/feature_memory.h"
 #include "snapml/solver_factory.h"
 
 namespace snapml {
@@ -281,16 +282,21 @@ TrainResult train(ChunkSource& source, Communicator& communicator, const TrainPa
   const LabelSummary summary = checked_summary(source, communicator, p);
   const std::vector<double> weights = class_weights(summary, p);
   std::vector<Problem> problems = make_problems(summary, weights, p);
-  if (p.warm_start) apply_warm_start(*p.warm_start, summary, p, problems);
   TrainResult result;
   result.fits.resize(problems.size());
   // Side by side only in one process (ranks must run the problems' collectives in
   // the same order), on the CPU (a GPU problem already fills its devices) and
   // with the data resident (streamed sources read one pass at a time).
+  const int threads = detail::resolve_threads(p.threads);
+  const bool side_by_side =
+      communicator.size() == 1 && source.resident() && !p.use_gpu && problems.size() > 1 && threads > 1;
+  const std::size_t running = side_by_side ? std::min(problems.size(), static_cast<std::size_t>(threads)) : 1;
+  // Before anything sized by the feature count is allocated (feature_memory.h).
+  check_feature_memory(summary.n_features, fit_bytes_per_feature(p.penalty, problems.size(), running), p.max_memory);
+  if (p.warm_start) apply_warm_start(*p.warm_start, summary, p, problems);
   // One session for all problems: a GPU one keeps the rows it uploads for the next.
   const std::unique_ptr<SolverSession> session = make_solver_session(p.use_gpu, p.device_ids);
-  const int threads = detail::resolve_threads(p.threads);
-  if (communicator.size() == 1 && source.resident() && !p.use_gpu && problems.size() > 1 && threads > 1) {
+  if (side_by_side) {
     fit_problems_in_parallel(source, *session, problems, threads, result.fits);
   } else {
     for (std::size_t k = 0; k < problems.size(); ++k)

@@ -62,6 +62,10 @@ struct TrainParameters {
   // require_gpu message instead of running on the CPU.
   bool use_gpu = false;
   std::vector<int> device_ids;
+  // Host memory budget in bytes (0: the memory the machine has available). The
+  // fit's per-feature state must fit it, or train() throws FeatureMemoryError
+  // before allocating any (snapml/feature_memory.h).
+  std::uint64_t max_memory = 0;
   // GPU memory budget per device in bytes for the data (0: no budget). Data that
   // does not fit streams from host memory chunk by chunk (docs/out-of-core.md).
   std::uint64_t max_gpu_memory = 0;

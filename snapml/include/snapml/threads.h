@@ -1,0 +1,23 @@
+// How many threads a parallel region of the library starts, whatever it is asked.
+//
+// Every thread count (TrainParameters::threads, the readers' options, the CLI's
+// -n, Python's n_jobs, OMP_NUM_THREADS) passes through clamp_threads before it
+// reaches an OpenMP team or a thread pool. A count far above the machine's
+// hardware threads never runs faster, and tens of thousands of threads exhaust
+// the kernel's thread limit or the address space for their stacks (a crash in
+// the parser's region, libgomp's own error), or keep a small machine busy
+// switching between them for hours. scikit-learn's estimators likewise run at
+// most as many threads as there are cores whatever n_jobs asks; here the limit
+// leaves room for oversubscription (a team slightly larger than the cores).
+#pragma once
+
+namespace snapml {
+
+// 4 times the hardware threads, and at least 64: the most threads a region uses.
+int thread_limit();
+
+// `requested` when it is at most thread_limit(), else thread_limit(); a count
+// <= 0 is returned unchanged (its meaning, "all", is the caller's).
+int clamp_threads(int requested);
+
+}  // namespace snapml
