@@ -19,8 +19,9 @@ def test_a_huge_n_jobs_is_lowered_to_the_core_limit():
 
 
 def test_a_feature_count_the_memory_cannot_hold_is_refused():
-    # 2^31 - 1 columns in 300 one-vs-rest problems: terabytes of weights.
+    # 2^31 - 2 columns (the most a matrix may have: the intercept takes index
+    # n_features) in 300 one-vs-rest problems: terabytes of weights.
     n = 300
-    X = sp.csr_matrix((np.ones(n), (np.arange(n), np.full(n, 2**31 - 2))), shape=(n, 2**31 - 1))
+    X = sp.csr_matrix((np.ones(n), (np.arange(n), np.full(n, 2**31 - 3))), shape=(n, 2**31 - 2))
     with pytest.raises(ValueError, match="features .* need .* of per-feature state"):
         LogisticRegression(n_jobs=1).fit(X, np.arange(n))
