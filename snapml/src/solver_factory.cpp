@@ -1,19 +1,26 @@
 #include "snapml/solver_factory.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
 #include <string>
 
 #include "snapml/error.h"
+#include "snapml/gpu_backend.h"
 #include "snapml/objectives.h"
 
 namespace snapml {
 namespace {
 
-// Constant-initialised, so a registration during static initialisation of another
-// translation unit always finds it ready.
-std::atomic<GpuSessionFactory> gpu_factory{nullptr};
+// The GPU backend's session factory, from the plugin loaded on the first call
+// (gpu_backend.h). A failed load throws and is tried again on the next call.
+GpuSessionFactory gpu_factory() {
+#if defined(SNAPML_WITH_CUDA)
+  static const GpuBackend backend = load_gpu_backend(gpu_backend_candidates());
+  return backend.session;
+#else
+  throw Unsupported("this build of snapml has no CUDA backend; rebuild with -DSNAPML_CUDA=ON (nvcc on the PATH)");
+#endif
+}
 
 // Solver auto on the CPU: one pass for max_i C_i ||x_i||^2 over every rank's
 // rows, then the solver auto_picks_primal names.
@@ -89,19 +96,7 @@ class DefaultSession final : public SolverSession {
 
  private:
   static std::unique_ptr<SolverSession> gpu_session(const std::vector<int>& device_ids) {
-    const GpuSessionFactory factory = gpu_factory.load();
-    if (factory == nullptr) {
-#if defined(SNAPML_WITH_CUDA)
-      // A CUDA build, but this program links snapml_core without snapml_all.
-      throw Unsupported(
-          "this program was built without snapml's CUDA backend although the build has one; "
-          "link the snapml_all target (it registers the GPU solver)");
-#else
-      throw Unsupported(
-          "this build of snapml has no CUDA backend; rebuild with -DSNAPML_CUDA=ON (nvcc on the PATH)");
-#endif
-    }
-    return factory(device_ids);
+    return gpu_factory()(device_ids);
   }
 
   bool use_gpu_;
@@ -116,9 +111,13 @@ bool auto_picks_primal(const SolverParameters& parameters, double largest_cost_n
   return needs_primal(parameters) || largest_cost_norm > kAutoPrimalThreshold;
 }
 
-void register_gpu_session_factory(GpuSessionFactory factory) { gpu_factory.store(factory); }
-
-bool has_gpu_backend() { return gpu_factory.load() != nullptr; }
+bool has_gpu_backend() {
+  try {
+    return gpu_factory() != nullptr;
+  } catch (const Unsupported&) {
+    return false;
+  }
+}
 
 std::unique_ptr<SolverSession> make_solver_session(bool use_gpu, const std::vector<int>& device_ids) {
   return std::make_unique<DefaultSession>(use_gpu, device_ids);

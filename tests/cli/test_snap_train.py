@@ -483,6 +483,25 @@ def case_gpu(data_dir, scratch):
               f"unclear --max-gpu-memory error: {tiny.stderr!r}")
 
 
+def case_gpu_plugin(data_dir, scratch):
+    """The CPU tools do not link the CUDA libraries: the GPU backend is a plugin
+    loaded on the first GPU request (snapml/gpu_backend.h), and a missing plugin
+    is an error naming where it was looked for."""
+    for tool in ("train", "predict", "convert"):
+        libraries = run("ldd", TOOLS[tool]).stdout
+        for cuda in ("libcudart", "libcublas", "libcusparse"):
+            check(cuda not in libraries, f"snap-{tool} links {cuda}: {libraries}")
+    heart = dataset(data_dir, "heart_scale")
+    model = os.path.join(scratch, "m")
+    missing = "/no/such/dir/libsnapml_gpu.so"
+    result = subprocess.run([TOOLS["train"], "--gpu", heart, model], capture_output=True, text=True, timeout=300,
+                            env={**os.environ, "SNAPML_GPU_BACKEND": missing})
+    check(result.returncode == 1, f"--gpu without its plugin: exit {result.returncode}: {result.stderr}")
+    check(missing in result.stderr or "no CUDA backend" in result.stderr,
+          f"--gpu without its plugin does not say where it looked: {result.stderr!r}")
+    check(not os.path.exists(model), "a failed --gpu run saved a model")
+
+
 # ---- pipes and FIFOs --------------------------------------------------------
 
 def through_pipe(tool, source, *args):

@@ -3,12 +3,10 @@
 // train() call.
 //
 // The core does not link CUDA (snapml_cuda links the core, not the other way), so
-// the GPU solver reaches train() through one registration: the CUDA backend hands
-// its session factory to register_gpu_session_factory() from a source file that
-// the top-level INTERFACE target snapml_all compiles into every program linking it
-// (cuda/src/register_gpu_solver.cpp; docs/gpu.md). A program without it, and
-// every program of a CPU-only build, gets snapml::Unsupported when asked for a
-// GPU: never a silent run on the CPU.
+// the GPU solver reaches train() through a plugin the core loads on the first GPU
+// problem (gpu_backend.h; docs/gpu.md, "Selection"). A program that cannot find or
+// load it, and every program of a CPU-only build, gets snapml::Unsupported when
+// asked for a GPU, saying which: never a silent run on the CPU.
 #pragma once
 
 #include <memory>
@@ -34,10 +32,8 @@ class SolverSession {
 // 0). Throws Unsupported when a device is not visible.
 using GpuSessionFactory = std::unique_ptr<SolverSession> (*)(const std::vector<int>& device_ids);
 
-// Called by the CUDA backend before main(); a later call replaces the factory.
-void register_gpu_session_factory(GpuSessionFactory factory);
-
-// Whether this program can build the GPU solver (it may still find no device).
+// Whether this program can build the GPU solver: a CUDA build whose plugin loads
+// (it may still find no device). Loads the plugin.
 bool has_gpu_backend();
 
 // The session's make(parameters): penalty L2 with solver dual, the CPU SDCA
@@ -48,8 +44,9 @@ bool has_gpu_backend();
 // auto_picks_primal says so, else to SDCA; with use_gpu, the GPU SDCA solver
 // (Unsupported for a problem only the primal solver trains). Penalty L1: the CPU primal coordinate descent solver; with use_gpu
 // throws Unsupported ("the L1 solver is CPU-only": the GPU solver is SDCA, L2
-// only). With use_gpu and no GPU backend throws Unsupported: "this build of
-// snapml has no CUDA backend; rebuild with -DSNAPML_CUDA=ON (nvcc on the PATH)".
+// only). With use_gpu and no GPU backend throws Unsupported: in a CPU-only build
+// "this build of snapml has no CUDA backend; rebuild with -DSNAPML_CUDA=ON (nvcc
+// on the PATH)", in a CUDA build the plugin loader's reason.
 std::unique_ptr<SolverSession> make_solver_session(bool use_gpu, const std::vector<int>& device_ids);
 
 // Solver auto's rule (provisional, from LIBLINEAR's experience that dual
