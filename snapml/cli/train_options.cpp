@@ -112,8 +112,14 @@ TrainOptions parse_train_options(int argc, char** argv) {
   auto* solver_option =
       app.add_option("--solver", solver_name,
                      "L2: dual (SDCA), primal (trust-region Newton; logistic, squared hinge, squared) or auto "
-                     "(primal when C * max ||x_i||^2 > 100); default: primal for -s 0, 2, 11, else dual")
-          ->check(CLI::IsMember({"dual", "primal", "auto"}));
+                     "(primal when C * max ||x_i||^2 > 100); default: primal for -s 0, 2, 11, else dual. "
+                     "L1: newGLMNET (logistic, squared) whatever the choice, except cd: plain coordinate descent")
+          ->check(CLI::IsMember({"dual", "primal", "auto", "cd"}));
+  auto* l1_ratio_option =
+      app.add_option("--l1-ratio", p.l1_ratio,
+                     "with L1 (-s 6, --penalty l1; logistic or squared loss): the elastic net "
+                     "l1_ratio ||w||_1 + (1 - l1_ratio)/2 ||w||^2, scikit-learn's (default 1: pure L1)")
+          ->check(CLI::Range(0.0, 1.0));
   app.add_option("-c", p.C, "cost C, the inverse of the regularisation strength (default 1)")
       ->check(CLI::PositiveNumber);
   auto* epsilon_option =
@@ -216,6 +222,8 @@ TrainOptions parse_train_options(int argc, char** argv) {
   // --penalty alone keeps the default loss (-s 1's squared hinge; with l1 that is -s 5).
   const bool l1 = penalty_option->count() > 0 ? penalty_name == "l1" : is_l1_solver_type(solver_type);
   p.penalty = l1 ? Penalty::L1 : Penalty::L2;
+  require(l1 || l1_ratio_option->count() == 0,
+          "--l1-ratio mixes in an L2 part into the L1 penalty; use it with -s 6 or --penalty l1");
   if (solver_option->count() > 0)
     p.solver = solver_choice_from_name(solver_name);
   else if (loss_option->count() == 0 && is_primal_solver_type(solver_type))
