@@ -459,6 +459,31 @@ def case_options(data_dir, scratch):
     check(not os.path.isfile("/dev/null"), "/dev/null is still a device")
 
 
+def case_l1_solvers(data_dir, scratch):
+    """-s 6 trains by newGLMNET, --solver cd by coordinate descent: the same optimum;
+    --l1-ratio mixes in the L2 part (fewer zeros); its misuse exits 1."""
+    heart = dataset(data_dir, "heart_scale")
+    model = os.path.join(scratch, "m")
+
+    def weights(*args):
+        ok(snap("train", "-q", "-n", "1", "-B", "1", "-e", "1e-9", "--max-iter", "100000", *args, heart, model))
+        return model_numbers(read_lines(model))
+    glmnet = weights("-s", "6")
+    cd = weights("-s", "6", "--solver", "cd")
+    check(glmnet != cd, "--solver cd trains the same way as the default")
+    check(max(abs(u - v) for u, v in zip(glmnet, cd)) < 1e-5, "newGLMNET and coordinate descent differ")
+    check(weights("-s", "6", "--l1-ratio", "1") == glmnet, "--l1-ratio 1 is not pure L1")
+    zeros = lambda w: sum(v == 0.0 for v in w)
+    sparse, mixed = weights("-s", "6", "-c", "0.05"), weights("-s", "6", "-c", "0.05", "--l1-ratio", "0.2")
+    check(zeros(mixed) < zeros(sparse), f"elastic net zeros {zeros(mixed)} vs L1 {zeros(sparse)}")
+    check(weights("--loss", "squared", "--penalty", "l1", "--l1-ratio", "0.5", "-p", "0") !=
+          weights("--loss", "squared", "--penalty", "l1", "-p", "0"), "--l1-ratio has no effect on the lasso")
+    expect_exit(snap("train", "-s", "7", "--l1-ratio", "0.5", heart, model), 1, "--l1-ratio")
+    expect_exit(snap("train", "-s", "5", "--l1-ratio", "0.5", heart, model), 1, "elastic net")
+    expect_exit(snap("train", "-s", "6", "--solver", "cd", "--l1-ratio", "0.5", heart, model), 1, "solver cd")
+    expect_exit(snap("train", "-s", "7", "--solver", "cd", heart, model), 1, "solver cd")
+
+
 def case_gpu(data_dir, scratch):
     heart = dataset(data_dir, "heart_scale")
     model = os.path.join(scratch, "m")
