@@ -1,11 +1,14 @@
 #include "cross_validation.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <string>
 
 #include "snapml/error.h"
+#include "snapml/metrics.h"
 
 namespace snapml::cli {
 namespace {
@@ -40,6 +43,14 @@ Dataset gather(const Dataset& data, const std::vector<RowRef>& all_rows, const s
 std::vector<double> cross_validation_predictions(const Dataset& data, const TrainParameters& parameters,
                                                  int folds, std::uint64_t seed,
                                                  const std::function<void(int fold)>& on_fold) {
+  std::vector<Model> cold;
+  return cross_validation_predictions(data, parameters, folds, seed, on_fold, cold);
+}
+
+std::vector<double> cross_validation_predictions(const Dataset& data, const TrainParameters& parameters,
+                                                 int folds, std::uint64_t seed,
+                                                 const std::function<void(int fold)>& on_fold,
+                                                 std::vector<Model>& models) {
   const auto n = static_cast<std::size_t>(data.n_rows());
   require(folds >= 2 && static_cast<std::size_t>(folds) <= n,
           "-v " + std::to_string(folds) + ": the number of folds must be between 2 and the number of rows (" +
@@ -54,6 +65,10 @@ std::vector<double> cross_validation_predictions(const Dataset& data, const Trai
   std::mt19937_64 random(seed);
   std::shuffle(order.begin(), order.end(), random);
 
+  require(models.empty() || models.size() == static_cast<std::size_t>(folds),
+          "cross-validation warm start: one model per fold");
+  const bool warm = !models.empty();
+  models.resize(static_cast<std::size_t>(folds));
   std::vector<double> predictions(n);
   for (int fold = 0; fold < folds; ++fold) {
     if (on_fold) on_fold(fold);
@@ -69,11 +84,77 @@ std::vector<double> cross_validation_predictions(const Dataset& data, const Trai
     for (std::size_t row = 0; row < n; ++row)
       if (!is_held_out[row]) training.push_back(row);
 
-    const Model model = train(gather(data, all_rows, training), parameters).model;
+    TrainParameters fold_parameters = parameters;
+    if (warm) fold_parameters.warm_start = &models[static_cast<std::size_t>(fold)];
+    Model model = train(gather(data, all_rows, training), fold_parameters).model;
     const std::vector<double> fold_predictions = model.predict(gather(data, all_rows, held_out), parameters.threads);
     for (std::size_t i = 0; i < held_out.size(); ++i) predictions[held_out[i]] = fold_predictions[i];
+    models[static_cast<std::size_t>(fold)] = std::move(model);
   }
   return predictions;
+}
+
+double search_start_C(const Dataset& data, const TrainParameters& parameters) {
+  const double bias = parameters.fit_intercept ? parameters.intercept_scaling : 0.0;
+  double largest = 0.0;
+  for (const CsrChunk& chunk : data.chunks()) {
+    for (std::int64_t row = 0; row < chunk.n_rows(); ++row) {
+      double norm = bias * bias;
+      for (auto k = chunk.row_offsets[static_cast<std::size_t>(row)];
+           k < chunk.row_offsets[static_cast<std::size_t>(row) + 1]; ++k)
+        norm += static_cast<double>(chunk.values[static_cast<std::size_t>(k)]) * chunk.values[static_cast<std::size_t>(k)];
+      largest = std::max(largest, norm);
+    }
+  }
+  const double rows = static_cast<double>(std::max<std::int64_t>(data.n_rows(), 1));
+  double smallest = 1.0 / (rows * std::max(largest, 1e-300));
+  if (parameters.loss != LossKind::Logistic) smallest *= 0.5;  // LIBLINEAR's L2-loss SVM rule
+  return std::pow(2.0, std::floor(std::log2(smallest)));
+}
+
+namespace {
+
+// ||coefficients and intercepts of a - those of b||.
+double weight_distance(const Model& a, const Model& b) {
+  double sum = 0.0;
+  for (std::size_t k = 0; k < a.coef.size() && k < b.coef.size(); ++k) sum += (a.coef[k] - b.coef[k]) * (a.coef[k] - b.coef[k]);
+  for (std::size_t k = 0; k < a.intercept.size() && k < b.intercept.size(); ++k)
+    sum += (a.intercept[k] - b.intercept[k]) * (a.intercept[k] - b.intercept[k]);
+  return std::sqrt(sum);
+}
+
+}  // namespace
+
+BestC find_best_C(const Dataset& data, const TrainParameters& parameters, int folds, std::uint64_t seed,
+                  double start_C, double max_C, const std::function<void(double C, double score)>& on_C) {
+  const bool classification = is_classification(parameters.loss);
+  const std::vector<double> truth = data.labels();
+  TrainParameters step = parameters;
+  step.on_epoch = nullptr;
+  step.C = start_C > 0.0 ? start_C : search_start_C(data, parameters);
+  BestC best;
+  best.score = classification ? -1.0 : std::numeric_limits<double>::infinity();
+  std::vector<Model> models;
+  int unchanged = 0;  // C values in a row after which no fold's weights moved
+  while (step.C <= max_C) {
+    const std::vector<Model> previous = models;
+    const std::vector<double> predicted = cross_validation_predictions(data, step, folds, seed, {}, models);
+    const double score = classification ? accuracy(truth.data(), predicted.data(), truth.size())
+                                        : mean_squared_error(truth.data(), predicted.data(), truth.size());
+    if (classification ? score > best.score : score < best.score) {
+      best.C = step.C;
+      best.score = score;
+    }
+    if (on_C) on_C(step.C, score);
+    bool moved = previous.empty();
+    for (std::size_t fold = 0; fold < previous.size() && !moved; ++fold)
+      moved = weight_distance(previous[fold], models[fold]) > 1e-15;
+    unchanged = moved ? 0 : unchanged + 1;
+    if (unchanged == 5) return best;
+    step.C *= 2.0;
+  }
+  best.reached_max = true;
+  return best;
 }
 
 }  // namespace snapml::cli

@@ -7,6 +7,7 @@
 // cross-validation result instead of a model. Exit codes: cli_common.h.
 // `mpirun -n K snap-train ...` trains on K ranks (distributed_train.h).
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -51,6 +52,28 @@ int cross_validate(const TrainOptions& o, const Dataset& data, ProgressLine& pro
     std::cout << printf_string("Cross Validation Squared correlation coefficient = %g\n",
                                squared_correlation(truth.data(), predicted.data(), truth.size()));
   }
+  return kExitOk;
+}
+
+// -C: prints each C's line and the best as LIBLINEAR's train -C does.
+int search_C(const TrainOptions& o, const Dataset& data, ProgressLine& progress) {
+  constexpr double kMaxC = 1024.0;  // LIBLINEAR's
+  const bool classification = is_classification(o.parameters.loss);
+  const BestC best = find_best_C(data, o.parameters, o.folds, o.parameters.seed, o.start_C, kMaxC,
+                                 [&](double C, double score) {
+                                   progress.clear();
+                                   std::cout << printf_string(classification ? "log2c= %7.2f\trate=%g\n"
+                                                                             : "log2c= %7.2f\tmse=%g\n",
+                                                              std::log2(C), classification ? 100.0 * score : score)
+                                             << std::flush;
+                                   progress.set_stage("C " + printf_string("%g", 2.0 * C));
+                                 });
+  progress.clear();
+  if (best.reached_max && !o.quiet) std::cerr << "warning: maximum C reached.\n";
+  if (classification)
+    std::cout << printf_string("Best C = %g  CV accuracy = %g%%\n", best.C, 100.0 * best.score);
+  else
+    std::cout << printf_string("Best C = %g  CV MSE = %g\n", best.C, best.score);
   return kExitOk;
 }
 
@@ -115,6 +138,7 @@ int snap_train(int argc, char** argv) {
   ProgressLine progress(!o.quiet);
   if (progress.active())
     o.parameters.on_epoch = [&progress](int problem, const EpochRecord& record) { progress.update(problem, record); };
+  if (o.find_C) return train_naming_file(o, [&] { return search_C(o, data, progress); });
   if (o.folds > 0) return train_naming_file(o, [&] { return cross_validate(o, data, progress); });
 
   // The test file is read before training, so that a wrong path fails at once

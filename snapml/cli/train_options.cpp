@@ -112,10 +112,16 @@ TrainOptions parse_train_options(int argc, char** argv) {
   auto* solver_option =
       app.add_option("--solver", solver_name,
                      "L2: dual (SDCA), primal (trust-region Newton; logistic, squared hinge, squared) or auto "
-                     "(primal when C * max ||x_i||^2 > 100); default: primal for -s 0, 2, 11, else dual")
-          ->check(CLI::IsMember({"dual", "primal", "auto"}));
-  app.add_option("-c", p.C, "cost C, the inverse of the regularisation strength (default 1)")
-      ->check(CLI::PositiveNumber);
+                     "(primal when C * max ||x_i||^2 > 100); default: primal for -s 0, 2, 11, else dual. "
+                     "L1: newGLMNET (logistic, squared) whatever the choice, except cd: plain coordinate descent")
+          ->check(CLI::IsMember({"dual", "primal", "auto", "cd"}));
+  auto* l1_ratio_option =
+      app.add_option("--l1-ratio", p.l1_ratio,
+                     "with L1 (-s 6, --penalty l1; logistic or squared loss): the elastic net "
+                     "l1_ratio ||w||_1 + (1 - l1_ratio)/2 ||w||^2, scikit-learn's (default 1: pure L1)")
+          ->check(CLI::Range(0.0, 1.0));
+  auto* c_option = app.add_option("-c", p.C, "cost C, the inverse of the regularisation strength (default 1)")
+                       ->check(CLI::PositiveNumber);
   auto* epsilon_option =
       app.add_option("-p", epsilon, "epsilon of the regression loss's insensitive zone (default 0.1)")
           ->check(CLI::NonNegativeNumber);
@@ -189,6 +195,12 @@ TrainOptions parse_train_options(int argc, char** argv) {
       "units are powers of 1024): data larger than the budget streams to one GPU chunk by chunk "
       "(docs/out-of-core.md)")
       ->needs(gpu_option);
+  auto* find_c_option =
+      app.add_flag("-C", o.find_C,
+                   "find the best C by cross-validation (-v folds, default 5), LIBLINEAR's train -C: C doubles from "
+                   "-c (default: LIBLINEAR's automatic start) up to 1024, each fold warm-started from its model at the "
+                   "previous C; prints each C's CV accuracy (MSE for regression) and the best; saves no model");
+  find_c_option->excludes(test_option)->excludes(history_option)->excludes(model_format_option);
   folds_option->excludes(test_option)->excludes(history_option)->excludes(model_format_option);
   app.footer("Exit codes: 0 ok, 1 usage, 2 bad input, 3 I/O error. docs/cli.md has the details.");
 
@@ -216,6 +228,8 @@ TrainOptions parse_train_options(int argc, char** argv) {
   // --penalty alone keeps the default loss (-s 1's squared hinge; with l1 that is -s 5).
   const bool l1 = penalty_option->count() > 0 ? penalty_name == "l1" : is_l1_solver_type(solver_type);
   p.penalty = l1 ? Penalty::L1 : Penalty::L2;
+  require(l1 || l1_ratio_option->count() == 0,
+          "--l1-ratio mixes in an L2 part into the L1 penalty; use it with -s 6 or --penalty l1");
   if (solver_option->count() > 0)
     p.solver = solver_choice_from_name(solver_name);
   else if (loss_option->count() == 0 && is_primal_solver_type(solver_type))
@@ -235,8 +249,13 @@ TrainOptions parse_train_options(int argc, char** argv) {
   p.threads = usable_threads("snap-train", p.threads, o.quiet);
   o.format = datasets::data_format_from_name(format);
   o.liblinear_model = model_format == "liblinear";
+  if (o.find_C) {
+    if (o.folds == 0) o.folds = 5;  // LIBLINEAR's default for -C without -v
+    if (c_option->count() > 0) o.start_C = p.C;
+  }
   if (o.folds > 0)
-    require(o.model_file.empty(), "-v cross-validates and saves no model; drop model_file " + o.model_file);
+    require(o.model_file.empty(), std::string(o.find_C ? "-C" : "-v") +
+                                      " cross-validates and saves no model; drop model_file " + o.model_file);
   if (o.model_file.empty())
     o.model_file = std::filesystem::path(o.training_file).filename().string() + ".model";
   return o;

@@ -30,6 +30,8 @@ struct TrainOptions {
   DataFormat format = DataFormat::Auto;
   bool liblinear_model = false;  // --model-format liblinear
   int folds = 0;                 // -v: 0 trains and saves a model
+  bool find_C = false;           // -C: search C by cross-validation (-v folds, default 5); saves no model
+  double start_C = 0.0;          // -C: the first C (-c given), 0: LIBLINEAR's automatic start
   bool quiet = false;
   // --max-memory in bytes, 0 for no budget: a binary training file larger than
   // the budget streams from disk (plan_binary_source, docs/out-of-core.md).

@@ -47,23 +47,23 @@
 // read, not the stopping rule: it stays loose while any |G_j| is well above 1
 // (the scaling divides every theta_i by the largest), and tightens near w*.
 //
-// Memory: fit() builds a column-major (CSC) copy of the rows once, one more copy
-// of the data: 4-byte row indices and 4-byte float values a non-zero (the labels'
-// signs folded in, exact) plus an 8-byte column offset a feature, and one entry a
-// row for the intercept column; per row 16 bytes (margin, cost) and 8 more for
-// the regression target. Rows are 32-bit indexed: fewer than 2^31 rows.
+// Memory: fit() builds a column-major (CSC) copy of the rows once (l1_columns.h)
+// and 8 bytes a row for the margins.
+//
+// newGLMNET (snapml/src/glmnet_cpu.cpp) is the default for the logistic and
+// squared losses; this solver trains the squared hinge, and the others when asked
+// for by solver cd (solver_factory.h).
 //
 // One thread: an epoch is sequential by nature here (each step reads the margins
 // the previous one wrote); columns are visited in a fresh random order each epoch
 // (splitmix64, seeded), so a seed gives bit-for-bit the same run.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <string>
-#include <type_traits>
 #include <vector>
 
+#include "l1_columns.h"
 #include "random.h"
 #include "snapml/error.h"
 #include "snapml/objectives.h"
@@ -72,102 +72,11 @@
 namespace snapml {
 namespace {
 
-// Each loss as a function of the folded margin m (and of the row's target t where
-// kUsesTarget, the regression): its first and second derivatives, and the exact
-// change of C * loss when m moves by delta. kCurvatureBound is sup l''(m) / C.
-struct SquaredRows {  // C (t - m)^2: the lasso
-  static constexpr bool kUsesTarget = true;
-  static constexpr double kCurvatureBound = 2.0;
-  static void derivatives(double m, double t, double C, double& first, double& second) {
-    first = -2.0 * C * (t - m);
-    second = 2.0 * C;
-  }
-  static double change(double m, double t, double C, double delta) {
-    return C * delta * (delta - 2.0 * (t - m));  // (t - m - delta)^2 - (t - m)^2
-  }
-};
-
-struct SquaredHingeRows {  // C max(0, 1 - m)^2
-  static constexpr bool kUsesTarget = false;
-  static constexpr double kCurvatureBound = 2.0;
-  static void derivatives(double m, double, double C, double& first, double& second) {
-    const double slack = 1.0 - m;
-    first = slack > 0.0 ? -2.0 * C * slack : 0.0;
-    second = slack > 0.0 ? 2.0 * C : 0.0;  // generalised Hessian (Mangasarian 2002)
-  }
-  static double change(double m, double, double C, double delta) {
-    const double before = std::max(0.0, 1.0 - m);
-    const double after = std::max(0.0, 1.0 - m - delta);
-    return C * (after - before) * (after + before);
-  }
-};
-
-struct LogisticRows {  // C log(1 + exp(-m))
-  static constexpr bool kUsesTarget = false;
-  static constexpr double kCurvatureBound = 0.25;
-  static void derivatives(double m, double, double C, double& first, double& second) {
-    const double s = 1.0 / (1.0 + std::exp(m));  // sigmoid(-m); exp overflow gives s = 0
-    first = -C * s;
-    second = C * s * (1.0 - s);
-  }
-  // log(1 + e^{-m-delta}) - log(1 + e^{-m}) = log1p(sigmoid(-m) * expm1(-delta)).
-  static double change(double m, double, double C, double delta) {
-    const double term = std::expm1(-delta) / (1.0 + std::exp(m));
-    if (std::isfinite(term)) return C * std::log1p(term);
-    const losses::LogisticLoss loss;  // overflow of one factor: the plain difference
-    return C * (loss.loss(1.0, m + delta) - loss.loss(1.0, m));
-  }
-};
-
-// The rows of each listed loss the L1 solver solves; void for the others (the
-// hinge: LIBLINEAR has no L1-regularised L1-loss SVM either). A loss without rows
-// is refused by validate() (l1_penalty_supports), never trained as another.
-template <typename Loss>
-struct L1RowsOf {
-  using type = void;
-};
-template <>
-struct L1RowsOf<losses::SquaredLoss> {
-  using type = SquaredRows;
-};
-template <>
-struct L1RowsOf<losses::SquaredHingeLoss> {
-  using type = SquaredHingeRows;
-};
-template <>
-struct L1RowsOf<losses::LogisticLoss> {
-  using type = LogisticRows;
-};
-
-// Returns function(Rows{}) with the rows of `kind`'s loss.
-template <typename Function>
-double with_l1_rows(LossKind kind, Function&& function) {
-  return visit_loss_type(kind, [&](auto tag) -> double {
-    using Rows = typename L1RowsOf<typename decltype(tag)::type>::type;
-    if constexpr (std::is_void_v<Rows>) {
-      throw InvalidArgument(std::string("penalty l1 is not available with the ") + loss_name(kind) + " loss");
-    } else {
-      return function(Rows{});
-    }
-  });
-}
-
-// Row i's target for the losses that read one; the others never index `t`.
-template <typename Rows>
-inline double target(const double* t, std::int32_t i) {
-  if constexpr (Rows::kUsesTarget) return t[i];
-  else return 1.0;
-}
-
-// The column-major copy: the columns of the features, then the intercept column.
-struct Columns {
-  std::vector<std::int64_t> offsets;  // n_columns + 1
-  std::vector<std::int32_t> rows;
-  std::vector<float> values;          // c(y_i) x_ij
-  std::vector<double> scale;          // per column: 1, or intercept_scaling for the last
-  std::vector<double> curvature_sum;  // per column: sum_i C_i x~_ij^2 (B_j / kCurvatureBound)
-  std::int64_t n_columns() const { return static_cast<std::int64_t>(scale.size()); }
-};
+using detail::Columns;
+using detail::L1Data;
+using detail::L1RowsOf;
+using detail::target;
+using detail::with_l1_rows;
 
 constexpr double kArmijoSigma = 0.01;  // Yuan et al. 2010's sigma
 constexpr int kMaxHalvings = 20;
@@ -184,143 +93,31 @@ class CdL1CpuSolver final : public Solver {
   FitResult fit(ChunkSource& source, Communicator& communicator, SolverState& state) override;
 
  private:
-  void build_columns(ChunkSource& source);
   void initialise(SolverState& state);
   template <typename Rows>
   double epoch(std::int64_t& active_size, double& largest_violation);
   template <typename Rows>
   void step(std::int64_t column, double gradient, double curvature);
-  template <typename Rows>
-  double violation_at_zero() const;
 
   SolverParameters parameters_;
+  L1Data data_;
   std::int32_t n_features_ = 0;
   std::int64_t n_rows_ = 0;
-  Columns columns_;
+  const Columns& columns_ = data_.columns;
+  const std::vector<double>& costs_ = data_.costs;
+  const std::vector<double>& targets_ = data_.targets;
   std::vector<double> margins_;  // m_i = c(y_i) w.x_i, updated with every step
-  std::vector<double> costs_;    // C_i
-  std::vector<double> targets_;  // y_i (regression only; empty for classification)
   std::vector<double> weights_;  // n_features_ + 1
   std::vector<std::int64_t> order_;  // columns; the first active_size are active
   detail::SplitMix64 random_{0};
   double previous_largest_ = std::numeric_limits<double>::infinity();  // M of the shrinking test
 };
 
-void CdL1CpuSolver::build_columns(ChunkSource& source) {
-  n_features_ = source.n_features();
-  n_rows_ = source.n_rows();
-  require(n_rows_ < std::numeric_limits<std::int32_t>::max(),
-          "the L1 solver indexes rows with 32 bits and got " + std::to_string(n_rows_) +
-              " rows; train on fewer than 2^31 rows");
-  const RowTargets targets = RowTargets::from(parameters_);
-  const bool classification = targets.classification;
-  const double bias = parameters_.intercept_scaling;
-  const std::int64_t n_columns = static_cast<std::int64_t>(n_features_) + 1;
-
-  // Pass 1: costs, targets and the entries per column (zero-cost rows are absent).
-  costs_.assign(static_cast<std::size_t>(n_rows_), 0.0);
-  targets_.assign(classification ? 0 : static_cast<std::size_t>(n_rows_), 0.0);
-  std::vector<double> signs(static_cast<std::size_t>(n_rows_), 1.0);
-  std::vector<std::int64_t> counts(static_cast<std::size_t>(n_columns) + 1, 0);
-  std::int64_t offset = 0;
-  CsrView x;
-  source.reset();
-  while (source.next(x)) {
-    require(offset + x.n_rows <= n_rows_, "the chunk source returned more rows than it counts");
-    for (std::int64_t row = 0; row < x.n_rows; ++row) {
-      const auto i = static_cast<std::size_t>(offset + row);
-      const double y = targets.target(x.labels[row]);
-      costs_[i] = targets.cost(y, x.weight(row));
-      if (classification) signs[i] = y;
-      else targets_[i] = y;
-      if (!(costs_[i] > 0.0)) continue;
-      for (std::int64_t k = x.row_begin(row); k < x.row_end(row); ++k) ++counts[static_cast<std::size_t>(x.col_indices[k]) + 1];
-      if (bias > 0.0) ++counts[static_cast<std::size_t>(n_columns)];
-    }
-    offset += x.n_rows;
-  }
-  require(offset == n_rows_, "the chunk source returned fewer rows than it counts");
-  for (std::size_t j = 1; j < counts.size(); ++j) counts[j] += counts[j - 1];
-  columns_.offsets = counts;
-
-  // Pass 2: scatter the entries; rows arrive in order, so each column is sorted.
-  const auto nnz = static_cast<std::size_t>(counts.back());
-  columns_.rows.resize(nnz);
-  columns_.values.resize(nnz);
-  std::vector<std::int64_t> next(counts.begin(), counts.end() - 1);
-  offset = 0;
-  source.reset();
-  while (source.next(x)) {
-    for (std::int64_t row = 0; row < x.n_rows; ++row) {
-      const auto i = static_cast<std::size_t>(offset + row);
-      if (!(costs_[i] > 0.0)) continue;
-      const float sign = static_cast<float>(signs[i]);
-      for (std::int64_t k = x.row_begin(row); k < x.row_end(row); ++k) {
-        const auto slot = static_cast<std::size_t>(next[static_cast<std::size_t>(x.col_indices[k])]++);
-        columns_.rows[slot] = static_cast<std::int32_t>(offset + row);
-        columns_.values[slot] = sign * x.values[k];
-      }
-      if (bias > 0.0) {
-        const auto slot = static_cast<std::size_t>(next[static_cast<std::size_t>(n_features_)]++);
-        columns_.rows[slot] = static_cast<std::int32_t>(offset + row);
-        columns_.values[slot] = sign;  // the intercept's value lives in scale, exactly
-      }
-    }
-    offset += x.n_rows;
-  }
-  columns_.scale.assign(static_cast<std::size_t>(n_columns), 1.0);
-  columns_.scale.back() = bias;
-  columns_.curvature_sum.assign(static_cast<std::size_t>(n_columns), 0.0);
-  for (std::int64_t j = 0; j < n_columns; ++j) {
-    double sum = 0.0;
-    for (std::int64_t k = columns_.offsets[j]; k < columns_.offsets[j + 1]; ++k) {
-      const double value = columns_.values[static_cast<std::size_t>(k)];
-      sum += costs_[static_cast<std::size_t>(columns_.rows[static_cast<std::size_t>(k)])] * value * value;
-    }
-    const double scale = columns_.scale[static_cast<std::size_t>(j)];
-    columns_.curvature_sum[static_cast<std::size_t>(j)] = sum * scale * scale;
-  }
-}
-
 void CdL1CpuSolver::initialise(SolverState& state) {
-  const auto size = static_cast<std::size_t>(n_features_) + 1;
-  weights_.assign(size, 0.0);
-  if (!state.weights.empty()) {
-    require(state.weights.size() == size - 1 || state.weights.size() == size,
-            "warm start: weights have " + std::to_string(state.weights.size()) + " entries; pass n_features (" +
-                std::to_string(n_features_) + ") or n_features + 1 (with the intercept's weight)");
-    std::copy(state.weights.begin(), state.weights.end(), weights_.begin());
-    if (parameters_.intercept_scaling == 0.0) weights_.back() = 0.0;
-  }
-  // Margins of the starting point, column by column.
-  margins_.assign(static_cast<std::size_t>(n_rows_), 0.0);
-  for (std::int64_t j = 0; j < columns_.n_columns(); ++j) {
-    const double w = weights_[static_cast<std::size_t>(j)] * columns_.scale[static_cast<std::size_t>(j)];
-    if (w == 0.0) continue;
-    for (std::int64_t k = columns_.offsets[j]; k < columns_.offsets[j + 1]; ++k)
-      margins_[static_cast<std::size_t>(columns_.rows[static_cast<std::size_t>(k)])] +=
-          w * columns_.values[static_cast<std::size_t>(k)];
-  }
+  weights_ = detail::l1_start(state.weights, n_features_, parameters_.intercept_scaling);
+  margins_ = detail::l1_margins(data_, weights_);
   order_.resize(static_cast<std::size_t>(columns_.n_columns()));
   for (std::int64_t j = 0; j < columns_.n_columns(); ++j) order_[static_cast<std::size_t>(j)] = j;
-}
-
-// sum_j max(0, |G_j(0)| - 1): the stopping rule's reference for a warm start.
-template <typename Rows>
-double CdL1CpuSolver::violation_at_zero() const {
-  const double* t = targets_.empty() ? nullptr : targets_.data();
-  double sum = 0.0;
-  for (std::int64_t j = 0; j < columns_.n_columns(); ++j) {
-    double gradient = 0.0;
-    for (std::int64_t k = columns_.offsets[j]; k < columns_.offsets[j + 1]; ++k) {
-      const std::int32_t i = columns_.rows[static_cast<std::size_t>(k)];
-      double first, second;
-      Rows::derivatives(0.0, target<Rows>(t, i), costs_[static_cast<std::size_t>(i)], first, second);
-      gradient += columns_.values[static_cast<std::size_t>(k)] * first;
-    }
-    sum += std::max(0.0, std::fabs(gradient * columns_.scale[static_cast<std::size_t>(j)]) - 1.0);
-  }
-  return sum;
 }
 
 // The CDN step on one column given its G and H (see the top of the file).
@@ -427,8 +224,11 @@ FitResult CdL1CpuSolver::fit(ChunkSource& source, Communicator& communicator, So
   require(communicator.size() == 1,
           "the L1 solver runs on one process; train penalty l1 without mpirun (or with one rank), "
           "or use penalty l2 for distributed training");
-  const auto started = std::chrono::steady_clock::now();
-  build_columns(source);
+  // The certificates' clock starts here, before the column copy is built.
+  detail::L1Certificates certificates(source, parameters_, source.n_features(), 1);
+  data_ = detail::read_l1_data(source, parameters_, true);
+  n_features_ = data_.n_features;
+  n_rows_ = data_.n_rows;
   initialise(state);
   random_ = detail::SplitMix64(parameters_.seed);
   previous_largest_ = std::numeric_limits<double>::infinity();
@@ -441,13 +241,8 @@ FitResult CdL1CpuSolver::fit(ChunkSource& source, Communicator& communicator, So
   const bool warm = std::any_of(weights_.begin(), weights_.end(), [](double w) { return w != 0.0; });
   double first_violation = -1.0;
   if (warm) {
-    first_violation = with_l1_rows(parameters_.loss, [&](auto rows) { return violation_at_zero<decltype(rows)>(); });
+    first_violation = with_l1_rows(parameters_.loss, [&](auto rows) { return detail::l1_violation_at_zero<decltype(rows)>(data_, 1.0); });
   }
-  // Every dual-scaling point is feasible, so the best one so far bounds P(w*)
-  // from below: the recorded gap uses it, and state.alpha returns it.
-  std::vector<double> dual_point(static_cast<std::size_t>(n_rows_), 0.0);
-  std::vector<double> best_dual_point(static_cast<std::size_t>(n_rows_), 0.0);
-  double best_dual = -std::numeric_limits<double>::infinity();
   FitResult result;
   while (result.epochs < parameters_.max_epochs) {
     double largest = 0.0;
@@ -456,20 +251,7 @@ FitResult CdL1CpuSolver::fit(ChunkSource& source, Communicator& communicator, So
     if (first_violation < 0.0) first_violation = violation;
     ++result.epochs;
 
-    const Objectives objectives = l1_objectives(source, parameters_, weights_.data(), n_features_,
-                                                dual_point.data(), 1);
-    if (objectives.dual > best_dual) {
-      best_dual = objectives.dual;
-      best_dual_point.swap(dual_point);
-    }
-    EpochRecord record;
-    record.epoch = result.epochs;
-    record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    record.primal = objectives.primal;
-    record.dual = best_dual;
-    record.gap = objectives.primal - best_dual;
-    result.history.push_back(record);
-    if (parameters_.on_epoch) parameters_.on_epoch(record);
+    certificates.record(result, weights_);
 
     if (violation <= parameters_.tol * first_violation) {
       if (active_size == n_columns) {
@@ -484,7 +266,7 @@ FitResult CdL1CpuSolver::fit(ChunkSource& source, Communicator& communicator, So
     previous_largest_ = largest;
   }
   state.weights = weights_;
-  state.alpha = std::move(best_dual_point);
+  state.alpha = certificates.take_dual_point();
   return result;
 }
 

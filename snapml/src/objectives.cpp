@@ -29,7 +29,7 @@ double paired_dual(const Loss& loss, double y, double margin, double cost) {
 template <typename Loss>
 Objectives l1_objectives_for(const Loss& loss, ChunkSource& source, const RowTargets& targets,
                              const double* weights, std::int32_t n_features, double bias_value,
-                             double* dual_point, [[maybe_unused]] int threads) {
+                             double l1_ratio, double* dual_point, [[maybe_unused]] int threads) {
   const double bias_weight = weights[n_features];
   std::vector<double> own;  // alpha_i, when the caller passes no buffer
   if (!dual_point) {
@@ -65,8 +65,20 @@ SNAPML_OMP(parallel for num_threads(threads) schedule(static) reduction(+ : chun
     }
     row_offset += x.n_rows;
   }
-  double largest = 1.0;  // theta = alpha / max(1, ||v||_inf)
-  for (double value : v) largest = std::max(largest, std::fabs(value));
+  // Pure L1: theta = alpha / max(1, ||v||_inf) is feasible. The elastic net's
+  // conjugate is finite everywhere, so alpha itself is the dual point and pays
+  // g*(v) = sum_j max(0, |v_j| - a)^2 / (2 b) (a = l1_ratio, b = 1 - a).
+  const double l2_ratio = 1.0 - l1_ratio;
+  double largest = 1.0;
+  double conjugate = 0.0;
+  if (l2_ratio > 0.0) {
+    for (double value : v) {
+      const double excess = std::max(0.0, std::fabs(value) - l1_ratio);
+      conjugate += excess * excess / (2.0 * l2_ratio);
+    }
+  } else {
+    for (double value : v) largest = std::max(largest, std::fabs(value));
+  }
 
   // Second pass: D(theta) needs each row's target and cost again.
   double dual_sum = 0.0;
@@ -84,10 +96,14 @@ SNAPML_OMP(parallel for num_threads(threads) schedule(static) reduction(+ : chun
     row_offset += x.n_rows;
   }
   double l1_norm = 0.0;
-  for (std::int32_t j = 0; j <= n_features; ++j) l1_norm += std::fabs(weights[j]);
+  double squared_norm = 0.0;
+  for (std::int32_t j = 0; j <= n_features; ++j) {
+    l1_norm += std::fabs(weights[j]);
+    squared_norm += weights[j] * weights[j];
+  }
   Objectives result;
-  result.primal = loss_sum + l1_norm;
-  result.dual = dual_sum;
+  result.primal = loss_sum + l1_ratio * l1_norm + 0.5 * l2_ratio * squared_norm;
+  result.dual = dual_sum - conjugate;
   result.gap = result.primal - result.dual;
   return result;
 }
@@ -213,7 +229,7 @@ Objectives l1_objectives(ChunkSource& source, const SolverParameters& parameters
   const int team = detail::resolve_threads(threads);
   return with_loss(parameters.loss, parameters.epsilon, 0.0, [&](const auto& loss) {
     return l1_objectives_for(loss, source, targets, weights, n_features, parameters.intercept_scaling,
-                             dual_point, team);
+                             parameters.l1_ratio, dual_point, team);
   });
 }
 

@@ -49,6 +49,21 @@ void validate(const SolverParameters& p) {
     require(p.loss != LossKind::Squared || p.epsilon == 0.0,
             "penalty l1 with the squared loss is the lasso, which has no insensitive zone; pass "
             "epsilon 0 (got " + std::to_string(p.epsilon) + ") or use penalty l2 for support vector regression");
+    require(std::isfinite(p.l1_ratio) && p.l1_ratio >= 0.0 && p.l1_ratio <= 1.0,
+            "l1_ratio must be in [0, 1], got " + std::to_string(p.l1_ratio));
+    if (p.l1_ratio < 1.0) {
+      require(glmnet_supports(p.loss), std::string("the elastic net (l1_ratio < 1) is not available with the ") +
+                                           loss_name(p.loss) + " loss; use " + loss_names_text(glmnet_supports) +
+                                           ", or l1_ratio 1");
+      require(p.solver != SolverChoice::CoordinateDescent,
+              "solver cd is plain L1 coordinate descent; the elastic net (l1_ratio < 1) trains by newGLMNET: "
+              "drop solver cd");
+    }
+  } else {
+    require(p.l1_ratio == 1.0, "l1_ratio applies to penalty l1 (the elastic net) only; drop it or use penalty l1");
+    require(p.solver != SolverChoice::CoordinateDescent,
+            "solver cd is coordinate descent for penalty l1; use dual, primal or auto with penalty " +
+                std::string(penalty_name(p.penalty)));
   }
 }
 
@@ -56,14 +71,15 @@ const char* solver_choice_name(SolverChoice choice) {
   switch (choice) {
     case SolverChoice::Primal: return "primal";
     case SolverChoice::Auto: return "auto";
+    case SolverChoice::CoordinateDescent: return "cd";
     default: return "dual";
   }
 }
 
 SolverChoice solver_choice_from_name(const std::string& name) {
-  for (SolverChoice c : {SolverChoice::Dual, SolverChoice::Primal, SolverChoice::Auto})
+  for (SolverChoice c : {SolverChoice::Dual, SolverChoice::Primal, SolverChoice::Auto, SolverChoice::CoordinateDescent})
     if (name == solver_choice_name(c)) return c;
-  throw InvalidArgument("unknown solver '" + name + "': use dual, primal or auto");
+  throw InvalidArgument("unknown solver '" + name + "': use dual, primal, auto or cd (penalty l1 only)");
 }
 
 bool primal_solver_supports(LossKind kind) { return loss_is_primal(kind); }

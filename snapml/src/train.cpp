@@ -119,6 +119,7 @@ std::vector<Problem> make_problems(const LabelSummary& summary, const std::vecto
   SolverParameters base;
   base.loss = p.loss;
   base.penalty = p.penalty;
+  base.l1_ratio = p.l1_ratio;
   base.solver = p.solver;
   base.penalise_intercept = p.penalise_intercept || !p.fit_intercept;
   base.C = p.C;

@@ -459,6 +459,59 @@ def case_options(data_dir, scratch):
     check(not os.path.isfile("/dev/null"), "/dev/null is still a device")
 
 
+def case_l1_solvers(data_dir, scratch):
+    """-s 6 trains by newGLMNET, --solver cd by coordinate descent: the same optimum;
+    --l1-ratio mixes in the L2 part (fewer zeros); its misuse exits 1."""
+    heart = dataset(data_dir, "heart_scale")
+    model = os.path.join(scratch, "m")
+
+    def weights(*args):
+        ok(snap("train", "-q", "-n", "1", "-B", "1", "-e", "1e-9", "--max-iter", "100000", *args, heart, model))
+        return model_numbers(read_lines(model))
+    glmnet = weights("-s", "6")
+    cd = weights("-s", "6", "--solver", "cd")
+    check(glmnet != cd, "--solver cd trains the same way as the default")
+    check(max(abs(u - v) for u, v in zip(glmnet, cd)) < 1e-5, "newGLMNET and coordinate descent differ")
+    check(weights("-s", "6", "--l1-ratio", "1") == glmnet, "--l1-ratio 1 is not pure L1")
+    zeros = lambda w: sum(v == 0.0 for v in w)
+    sparse, mixed = weights("-s", "6", "-c", "0.05"), weights("-s", "6", "-c", "0.05", "--l1-ratio", "0.2")
+    check(zeros(mixed) < zeros(sparse), f"elastic net zeros {zeros(mixed)} vs L1 {zeros(sparse)}")
+    check(weights("--loss", "squared", "--penalty", "l1", "--l1-ratio", "0.5", "-p", "0") !=
+          weights("--loss", "squared", "--penalty", "l1", "-p", "0"), "--l1-ratio has no effect on the lasso")
+    expect_exit(snap("train", "-s", "7", "--l1-ratio", "0.5", heart, model), 1, "--l1-ratio")
+    expect_exit(snap("train", "-s", "5", "--l1-ratio", "0.5", heart, model), 1, "elastic net")
+    expect_exit(snap("train", "-s", "6", "--solver", "cd", "--l1-ratio", "0.5", heart, model), 1, "solver cd")
+    expect_exit(snap("train", "-s", "7", "--solver", "cd", heart, model), 1, "solver cd")
+
+
+def case_find_C(data_dir, scratch):
+    """-C: LIBLINEAR's search for C, warm-started along the path; its lines, the best,
+    and each C's rate equal to a cold -v run at that C (tight tolerance)."""
+    heart = dataset(data_dir, "heart_scale")
+    common = ("-s", "0", "-B", "1", "-n", "2", "-v", "3", "-e", "1e-8")
+    result = ok(snap("train", "-C", *common, "-c", "0.25", heart))
+    rates = [(float(m.group(1)), float(m.group(2)))
+             for m in re.finditer(r"^log2c=\s*(-?[0-9.]+)\trate=([0-9.]+)$", result.stdout, re.M)]
+    check([c for c, _ in rates] == [float(c) for c in range(-2, 11)], f"C path: {rates}")
+    best = re.search(r"^Best C = ([0-9.e+-]+)  CV accuracy = ([0-9.]+)%$", result.stdout, re.M)
+    check(best is not None, result.stdout)
+    top = max(rate for _, rate in rates)
+    first_top = next(c for c, rate in rates if rate == top)
+    check(abs(float(best.group(2)) - top) < 1e-9 and float(best.group(1)) == 2.0 ** first_top,
+          f"best {best.group(0)} against {rates}")
+    for log2c in (-2, 3):
+        cold = ok(snap("train", *common, "-c", repr(2.0 ** log2c), heart))
+        rate = float(re.search(r"Cross Validation Accuracy = ([0-9.]+)%", cold.stdout).group(1))
+        check(abs(rate - dict(rates)[float(log2c)]) < 1e-9, f"-C at log2c={log2c} vs -v: {rates} {rate}")
+    # Without -c: LIBLINEAR's start, the power of two at or below 1 / (l max ||x||^2).
+    automatic = ok(snap("train", "-C", "-s", "0", "-B", "1", "-n", "2", "-q", heart))
+    first = re.search(r"^log2c=\s*(-?[0-9.]+)", automatic.stdout, re.M)
+    check(first is not None and float(first.group(1)) == -12.0, automatic.stdout[:200])
+    regression = ok(snap("train", "-C", "-s", "11", "-c", "256", "-n", "2", heart))
+    check(re.search(r"^Best C = [0-9.e+-]+  CV MSE = [0-9.e+-]+$", regression.stdout, re.M), regression.stdout)
+    expect_exit(snap("train", "-C", heart, os.path.join(scratch, "m")), 1, "-C cross-validates")
+
+
 def case_gpu(data_dir, scratch):
     heart = dataset(data_dir, "heart_scale")
     model = os.path.join(scratch, "m")

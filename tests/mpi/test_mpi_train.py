@@ -13,6 +13,7 @@ One ctest test per CASE (tests/mpi/CMakeLists.txt):
   bad_line       a malformed line in the last rank's share only
   missing_file   one rank (of an MPMD launch) names a file that does not exist
   killed_rank    one rank dies of SIGKILL in the middle of training
+  l1_refused     penalty L1 (newGLMNET, coordinate descent) refused under mpirun
 A missing shared dataset skips (exit 77) unless CI=true. SNAPML_DATA_DIR overrides
 --data-dir. Every rank runs one thread, and every case ends within its timeout.
 """
@@ -230,6 +231,16 @@ def case_missing_file(tmp):
                     "-n", 1, A.train, "-s", 0, "-n", 1, missing, f"{tmp}/m.model", timeout=90)
     expect_every_rank_ended(result, 3, f"snap-train: rank 1: cannot open {missing}")
     check(not os.path.exists(f"{tmp}/m.model"), "no model may be written")
+
+
+def case_l1_refused(tmp):
+    # The L1 solvers (newGLMNET, coordinate descent) run on one process: under
+    # mpirun every rank exits 1 with the fix, and no model is written.
+    heart = dataset("heart_scale")
+    for flags in (("-s", "6"), ("-s", "6", "--solver", "cd"), ("-s", "6", "--l1-ratio", "0.5")):
+        result = mpirun(2, A.train, *flags, "-n", 1, heart, f"{tmp}/l1.model", timeout=90)
+        expect_every_rank_ended(result, 1, "runs on one process", "without mpirun")
+        check(not os.path.exists(f"{tmp}/l1.model"), "no model may be written")
 
 
 def case_killed_rank(tmp):

@@ -119,7 +119,10 @@ double primal_objective(ChunkSource& source, const SolverParameters& parameters,
 // (||X^T theta||_inf <= 1, the conjugate of ||.||_1), so
 //   D(theta) = sum_i dual_value(y_i, theta_i, C_i) <= P(w*) <= P(w)
 // and gap = P(w) - D(theta) bounds the sub-optimality; it vanishes at the optimum,
-// where ||v||_inf <= 1 (the KKT conditions). Two passes over `source` (margins,
+// where ||v||_inf <= 1 (the KKT conditions). The elastic net (l1_ratio a < 1):
+// P(w) = a ||w||_1 + (1-a)/2 ||w||^2 + the loss term, and alpha itself is the dual
+// point, D(alpha) = sum_i dual_value(y_i, alpha_i, C_i) - g*(v) with the penalty's
+// conjugate g*(v) = sum_j max(0, |v_j| - a)^2 / (2 (1-a)). Two passes over `source` (margins,
 // then the dual values); `dual_point`, when not nullptr, receives theta (one per
 // row in visiting order). `weights` as in objective_sums.
 Objectives l1_objectives(ChunkSource& source, const SolverParameters& parameters,

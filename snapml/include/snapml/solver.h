@@ -25,10 +25,13 @@ struct EpochRecord;
 // Which algorithm solves an L2 (or unpenalised) problem: dual coordinate ascent
 // (SDCA, CPU or GPU), the primal trust-region Newton method (TRON, CPU;
 // snapml/src/tron.cpp), or `Auto`, which picks per problem (solver_factory.h).
-// Penalty L1 always trains by primal coordinate descent, whatever the choice.
-enum class SolverChoice { Dual, Primal, Auto };
+// Penalty L1 (and elastic net) trains by newGLMNET for the logistic and squared
+// losses and by primal coordinate descent for the squared hinge, whatever the
+// choice among those three; `CoordinateDescent` asks for plain coordinate descent
+// (penalty L1 only, l1_ratio 1: the older solver, kept for comparisons).
+enum class SolverChoice { Dual, Primal, Auto, CoordinateDescent };
 
-// "dual" / "primal" / "auto", and the inverse (InvalidArgument naming the choices).
+// "dual" / "primal" / "auto" / "cd", and the inverse (InvalidArgument naming the choices).
 const char* solver_choice_name(SolverChoice choice);
 SolverChoice solver_choice_from_name(const std::string& name);
 
@@ -36,6 +39,10 @@ struct SolverParameters {
   LossKind loss = LossKind::Logistic;
   // L2: 0.5 ||w||^2; None: no regulariser (primal solver only; docs/algorithms.md).
   Penalty penalty = Penalty::L2;
+  // Penalty L1 only: the elastic net l1_ratio ||w||_1 + (1 - l1_ratio)/2 ||w||^2
+  // (scikit-learn's parameterisation); 1: the pure L1 penalty. Below 1 needs a loss
+  // glmnet_supports (newGLMNET).
+  double l1_ratio = 1.0;
   SolverChoice solver = SolverChoice::Dual;
   // Whether the intercept's weight is in the penalty (LIBLINEAR's -B, and the
   // dual solvers' only option) or free (scikit-learn's default; primal solver only).
@@ -135,6 +142,15 @@ std::unique_ptr<Solver> make_cd_l1_cpu_solver(const SolverParameters& parameters
 // Whether make_cd_l1_cpu_solver solves the loss (validate() refuses penalty l1
 // with another).
 bool l1_penalty_supports(LossKind kind);
+
+// newGLMNET (Yuan, Ho & Lin 2012; LIBLINEAR's -s 6) for penalty L1 and the elastic
+// net (l1_ratio) with the logistic or squared loss, on one process
+// (snapml/src/glmnet_cpu.cpp): Newton iterations whose quadratic model is solved
+// by coordinate descent, then a line search. Same stopping rule and certificate
+// as make_cd_l1_cpu_solver. Throws InvalidArgument for another loss or penalty,
+// and from fit() with communicator.size() > 1.
+std::unique_ptr<Solver> make_glmnet_cpu_solver(const SolverParameters& parameters);
+bool glmnet_supports(LossKind kind);
 
 // The primal trust-region Newton solver (Lin, Weng & Keerthi 2008; LIBLINEAR's
 // -s 0, 2, 11) on CPU threads, on one process or as one of K ranks, each holding

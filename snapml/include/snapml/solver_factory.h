@@ -42,7 +42,9 @@ bool has_gpu_backend();
 // throws Unsupported: it is CPU-only for now). Solver auto: on the CPU, a solver
 // that looks at the data in fit() and hands the problem to the Newton solver when
 // auto_picks_primal says so, else to SDCA; with use_gpu, the GPU SDCA solver
-// (Unsupported for a problem only the primal solver trains). Penalty L1: the CPU primal coordinate descent solver; with use_gpu
+// (Unsupported for a problem only the primal solver trains). Penalty L1 (and the
+// elastic net): newGLMNET for the losses glmnet_supports, else (and with solver
+// cd) the CPU primal coordinate descent solver; with use_gpu
 // throws Unsupported ("the L1 solver is CPU-only": the GPU solver is SDCA, L2
 // only). With use_gpu and no GPU backend throws Unsupported: in a CPU-only build
 // "this build of snapml has no CUDA backend; rebuild with -DSNAPML_CUDA=ON (nvcc

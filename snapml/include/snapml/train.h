@@ -4,8 +4,8 @@
 // larger label (scikit-learn's classes_[1]); more than two make one binary
 // problem per class against the rest; regression (the squared loss) uses the
 // labels as they are. Each problem is solved by the CPU SDCA solver (solver.h), or
-// the GPU one with use_gpu (solver_factory.h), or with penalty L1 by the CPU
-// coordinate descent solver, or with solver primal (or auto's choice) by the CPU
+// the GPU one with use_gpu (solver_factory.h), or with penalty L1 by newGLMNET
+// (logistic, squared) or the CPU coordinate descent solver (squared hinge), or with solver primal (or auto's choice) by the CPU
 // trust-region Newton solver.
 #pragma once
 
@@ -29,6 +29,8 @@ struct TrainParameters {
   // and the history's gap that of the dual-scaling point (docs/algorithms.md).
   // None: no regulariser (the primal Newton solver; docs/algorithms.md).
   Penalty penalty = Penalty::L2;
+  // Penalty L1: the elastic net's mix (SolverParameters::l1_ratio); 1: pure L1.
+  double l1_ratio = 1.0;
   // L2 and none: dual coordinate ascent, the primal Newton solver, or auto
   // (solver_factory.h, auto_picks_primal). Dual keeps the behaviour of callers
   // that do not choose.

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "random_problem.h"
+#include "l1_references.h"
 #include "references.h"
 #include "snapml/chunk_source.h"
 #include "snapml/communicator.h"
@@ -40,63 +41,6 @@ SolverParameters tight(LossKind loss, double C = 1.0) {
   p.max_epochs = 100000;
   p.seed = 42;
   return p;
-}
-
-// sum_i c_i loss_i(w) + ||w||_1, from the references' L2 primals.
-double l1_primal(LossKind loss, const DenseProblem& p, const Eigen::VectorXd& w) {
-  const double l2_primal = loss == LossKind::Logistic       ? logistic_primal(p, w)
-                           : loss == LossKind::SquaredHinge ? squared_hinge_primal(p, w)
-                                                            : ridge_primal(p, w);
-  return l2_primal - 0.5 * w.squaredNorm() + w.lpNorm<1>();
-}
-
-// The gradient of the loss term, written out independently of the solver.
-Eigen::VectorXd loss_gradient(LossKind loss, const DenseProblem& p, const Eigen::VectorXd& w) {
-  const Eigen::VectorXd m = p.x * w;
-  Eigen::VectorXd derivative(m.size());  // d/dm_i of c_i loss_i
-  for (Eigen::Index i = 0; i < m.size(); ++i) {
-    switch (loss) {
-      case LossKind::Logistic: derivative(i) = -p.c(i) * p.y(i) / (1.0 + std::exp(p.y(i) * m(i))); break;
-      case LossKind::SquaredHinge: derivative(i) = -2.0 * p.c(i) * p.y(i) * std::max(0.0, 1.0 - p.y(i) * m(i)); break;
-      default: derivative(i) = -2.0 * p.c(i) * (p.y(i) - m(i)); break;
-    }
-  }
-  return p.x.transpose() * derivative;
-}
-
-// KKT of min ||w||_1 + L(w): grad_j = -sign(w_j) where w_j != 0, |grad_j| <= 1 where 0.
-void expect_kkt(LossKind loss, const DenseProblem& p, const Eigen::VectorXd& w, double tolerance) {
-  const Eigen::VectorXd g = loss_gradient(loss, p, w);
-  for (Eigen::Index j = 0; j < w.size(); ++j) {
-    if (w(j) == 0.0) EXPECT_LE(std::fabs(g(j)), 1.0 + tolerance) << "coordinate " << j;
-    else EXPECT_NEAR(g(j), w(j) > 0.0 ? -1.0 : 1.0, tolerance) << "coordinate " << j << " w " << w(j);
-  }
-}
-
-// Independent lasso reference: plain cyclic coordinate descent on the dense
-// problem, exact soft-thresholding per coordinate, run for long.
-Eigen::VectorXd lasso_reference(const DenseProblem& p, int epochs = 20000) {
-  Eigen::VectorXd w = Eigen::VectorXd::Zero(p.x.cols());
-  Eigen::VectorXd residual = p.y;
-  for (int epoch = 0; epoch < epochs; ++epoch) {
-    for (Eigen::Index j = 0; j < p.x.cols(); ++j) {
-      const double h = 2.0 * (p.c.array() * p.x.col(j).array().square()).sum();
-      if (h == 0.0) continue;
-      // minimise 0.5 h (z - w_j)^2 + g (z - w_j) + |z|, g = -2 sum c x r
-      const double g = -2.0 * (p.c.array() * p.x.col(j).array() * residual.array()).sum();
-      const double u = w(j) - g / h;
-      const double z = u > 1.0 / h ? u - 1.0 / h : (u < -1.0 / h ? u + 1.0 / h : 0.0);
-      residual -= (z - w(j)) * p.x.col(j);
-      w(j) = z;
-    }
-  }
-  return w;
-}
-
-int non_zeros(const std::vector<double>& w) {
-  int count = 0;
-  for (double v : w) count += v != 0.0;
-  return count;
 }
 
 TEST(CdL1Cpu, LassoMatchesLongCyclicDescentAndKkt) {
@@ -243,18 +187,6 @@ TEST(CdL1Cpu, WarmStartFromTheOptimumStopsAtOnce) {
               1e-10 * cold.result.history.back().primal);
 }
 
-class TwoRanks final : public Communicator {
- public:
-  int rank() const override { return 0; }
-  int size() const override { return 2; }
-  void allreduce_sum(double*, std::size_t) override {}
-  void allreduce_sum(std::int64_t*, std::size_t) override {}
-  void allreduce_max(std::int64_t*, std::size_t) override {}
-  void broadcast(void*, std::size_t, int) override {}
-  void barrier() override {}
-  [[noreturn]] void abort(const std::string& message) override { throw Error(message); }
-};
-
 TEST(CdL1Cpu, RefusesWhatItDoesNotSolve) {
   SolverParameters p = tight(LossKind::Hinge);
   EXPECT_THROW(make_cd_l1_cpu_solver(p), InvalidArgument);
@@ -287,6 +219,7 @@ TEST(CdL1Cpu, TrainSelectsItAndKeepsTheIntercept) {
   const Dataset data = random_problem(o);
   TrainParameters t;
   t.penalty = Penalty::L1;
+  t.solver = SolverChoice::CoordinateDescent;  // newGLMNET is the default for the logistic loss
   t.C = 0.5;
   t.tol = 1e-8;
   t.intercept_scaling = 2.0;
