@@ -110,7 +110,7 @@ template <class Rows>
 std::vector<std::int64_t> range_first_rows(const std::vector<Rows>& ranges) {
   std::vector<std::int64_t> first(ranges.size() + 1, 0);
   for (std::size_t t = 0; t < ranges.size(); ++t)
-    first[t + 1] = first[t] + static_cast<std::int64_t>(ranges[t].labels.size());
+    first[t + 1] = first[t] + static_cast<std::int64_t>(ranges[t].row_ends.size());
   return first;
 }
 

@@ -5,18 +5,32 @@ MPI) an estimator's ``fit`` runs as one CoCoA+ rank of ``MPI_COMM_WORLD``: the
 ranks agree on the classes (the union of every rank's labels), the feature count
 (the largest ``X.shape[1]``) and, through the core, the class counts; every rank
 ends with the same model. MPI is initialised on first use, never at import, and
-finalised at interpreter exit. docs/distributed.md, "Python", has the details.
+finalised at process exit, or, when the process exits with an error (an uncaught
+exception, ``sys.exit(1)``), every rank is ended by MPI_Abort instead of the others
+waiting for this one forever (python/src/mpi.cpp). Before training the ranks check
+that they agree on the parameters and hold different rows (snapml/rank_agreement.h).
+docs/distributed.md, "Python", has the details.
 """
 
-import atexit
 import contextlib
+import os
 import pickle
 
 import numpy as np
 
 from . import _core
 
-atexit.register(_core.mpi_finalize)
+# The process mpirun started, marked at the package's import: the processes it
+# starts in turn (joblib's workers, multiprocessing) inherit the launcher's
+# variables but are no ranks, and initialising MPI in them aborts.
+_RANK_PID = "SNAPML_MPI_RANK_PID"
+if _core.launched_by_mpi() and _RANK_PID not in os.environ:
+    os.environ[_RANK_PID] = str(os.getpid())
+
+
+def launched_by_mpi():
+    """True in a process an MPI launcher started (not in its children)."""
+    return _core.launched_by_mpi() and os.environ.get(_RANK_PID) == str(os.getpid())
 
 _BAD = "distributed must be 'auto', True or False"
 
@@ -39,7 +53,7 @@ def resolve_distributed(distributed, penalty="l2"):
     if isinstance(distributed, str):
         if distributed != "auto":
             raise ValueError(f"{_BAD}, got {distributed!r}")
-        use = bool(_core.built_with_mpi) and _core.launched_by_mpi()
+        use = bool(_core.built_with_mpi) and launched_by_mpi()
     elif isinstance(distributed, (bool, np.bool_)):
         use = bool(distributed)
         if use and not _core.built_with_mpi:
@@ -48,11 +62,12 @@ def resolve_distributed(distributed, penalty="l2"):
                 "install OpenMPI (libopenmpi-dev) and reinstall snap_ml, or pass "
                 "distributed=False"
             )
-        if use and not _core.launched_by_mpi():
+        if use and not launched_by_mpi():
             raise ValueError(
                 "distributed=True needs the script to be started by an MPI launcher "
                 "(mpirun -n K python script.py), but no launcher variables are set "
-                "(OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_RANK, SLURM_NTASKS); pass "
+                "(OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_RANK, SLURM_NTASKS), or this process "
+                "was started by a rank (a joblib or multiprocessing worker); pass "
                 "distributed=False or 'auto' to train in this process"
             )
     else:
@@ -125,6 +140,6 @@ def mpi_world():
     distributed ``fit`` would), so a script can pick its share of the rows before
     fitting; without a launcher or without MPI it touches nothing.
     """
-    if not (_core.built_with_mpi and _core.launched_by_mpi()):
+    if not (_core.built_with_mpi and launched_by_mpi()):
         return 0, 1
     return _core.mpi_rank(), _core.mpi_size()

@@ -7,28 +7,20 @@ write the binary format.
 """
 
 import bz2
+import numbers
 import os
 import shutil
 import tempfile
 
 import numpy as np
 import scipy.sparse as sp
+import sklearn
 from sklearn.utils.validation import check_array, check_consistent_length, column_or_1d
 
 from . import _core
 from ._data import check_sample_weight, to_core
 
-__all__ = ["dump", "dump_svmlight_file", "load", "load_svmlight_file"]
-
-
-def _zero_based_name(zero_based):
-    if zero_based == "auto":
-        return "auto"
-    if zero_based is True:
-        return "zero"
-    if zero_based is False:
-        return "one"
-    raise ValueError(f"zero_based must be True, False or 'auto', got {zero_based!r}")
+__all__ = ["dump", "dump_svmlight_file", "load", "load_svmlight_file", "load_svmlight_files"]
 
 
 def _to_scipy(arrays, dtype):
@@ -38,66 +30,151 @@ def _to_scipy(arrays, dtype):
     return X, labels, weights
 
 
+def _source(f, offset):
+    """What the C++ reader takes for `f`: (bytes or None, name). A path is read by
+    the reader itself (gzip recognised by its magic bytes); .bz2 and open files
+    are read here."""
+    if isinstance(f, (str, os.PathLike)):
+        path = os.fspath(f)
+        os.stat(path)  # FileNotFoundError / PermissionError, as open() raises them
+        if path.endswith(".bz2"):
+            with bz2.open(path, "rb") as stream:
+                return stream.read(), path
+        return None, path
+    if isinstance(f, numbers.Integral) and not isinstance(f, bool):
+        with open(f, "rb", closefd=False) as stream:
+            return _source(stream, offset)
+    if hasattr(f, "read"):
+        if offset > 0:
+            f.seek(0)  # scikit-learn seeks to the absolute offset
+        return bytes(f.read()), str(getattr(f, "name", "<file object>"))
+    raise TypeError(f"expected {{str, int, path-like, file-like}}, got {type(f).__name__}")
+
+
+def _check_options(n_features, zero_based, offset, length, n_jobs):
+    if n_features is not None and (not isinstance(n_features, numbers.Integral)
+                                   or isinstance(n_features, bool) or n_features < 1):
+        raise ValueError(f"n_features must be a positive integer or None, got {n_features!r}")
+    if zero_based not in (True, False, "auto"):
+        raise ValueError(f"zero_based must be True, False or 'auto', got {zero_based!r}")
+    if not isinstance(offset, numbers.Integral) or offset < 0:
+        raise ValueError(f"offset must be a non-negative integer, got {offset!r}")
+    if not isinstance(length, numbers.Integral):
+        raise ValueError(f"length must be an integer, got {length!r}")
+    if n_jobs is not None and (not isinstance(n_jobs, numbers.Integral) or n_jobs < 1):
+        raise ValueError(f"n_jobs must be a positive integer or None, got {n_jobs!r}")
+
+
+def load_svmlight_files(files, *, n_features=None, dtype=np.float64, multilabel=False,
+                        zero_based="auto", query_id=False, offset=0, length=-1, n_jobs=None):
+    """Load several svmlight/libsvm files with a shared number of features, as
+    ``sklearn.datasets.load_svmlight_files`` does.
+
+    Returns what scikit-learn's function returns, bit for bit (see
+    ``load_svmlight_file``): ``[X1, y1, ..., Xn, yn]``, or ``[X1, y1, q1, ...]``
+    with ``query_id=True``. ``zero_based="auto"`` decides the base over all the
+    files together, and ``n_features`` (inferred: the largest column + 1 over all
+    files) is the width of every X.
+    """
+    if isinstance(files, (str, os.PathLike, numbers.Integral)) or hasattr(files, "read"):
+        files = [files]
+    _check_options(n_features, zero_based, offset, length, n_jobs)
+    if (offset != 0 or length > 0) and zero_based == "auto":
+        # scikit-learn's rule: a segment cannot tell the base of the whole file
+        zero_based = True
+    if (offset != 0 or length > 0) and n_features is None:
+        raise ValueError("n_features is required when offset or length is specified.")
+    dtype = np.dtype(dtype)
+    float32 = dtype == np.float32
+    parsed = []
+    for f in files:
+        text, name = _source(f, offset)
+        parsed.append(_core.svmlight_arrays(
+            text, name, float32=float32, multilabel=bool(multilabel), query_id=bool(query_id),
+            allow_index_zero=zero_based is not False, offset=int(offset), length=int(length),
+            threads=0 if n_jobs is None else int(n_jobs)))
+    # scikit-learn's zero_based="auto": one-based when every file has an index and
+    # none is 0.
+    shift = zero_based is False or (
+        zero_based == "auto" and all(len(p[1]) and not p[6] for p in parsed))
+    largest = max((p[7] - shift if len(p[1]) else 0) for p in parsed) + 1
+    if n_features is None:
+        n_features = largest
+    elif n_features < largest:
+        raise ValueError(
+            f"n_features was set to {n_features}, but input file contains {largest} features")
+    result = []
+    for indptr, indices, data, labels, label_offsets, query_ids, _, _ in parsed:
+        if shift:
+            indices -= 1
+        X = sp.csr_array((data.astype(dtype, copy=False), indices, indptr),
+                         shape=(len(indptr) - 1, n_features))
+        result += [_sparse_interface(X), _labels(labels, label_offsets)]
+        if query_id:
+            result.append(query_ids)
+    return result
+
+
+def _labels(labels, label_offsets):
+    if label_offsets is None:
+        return labels
+    values = labels.tolist()  # Python floats in tuples, as scikit-learn's
+    bounds = label_offsets.tolist()
+    return [tuple(values[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def _sparse_interface(X):
+    """A csr_matrix, or a csr_array where scikit-learn is configured for arrays."""
+    if sklearn.get_config().get("sparse_interface", "spmatrix") == "sparray":
+        return X
+    return sp.csr_matrix(X)
+
+
 def load_svmlight_file(f, *, n_features=None, dtype=np.float64, multilabel=False,
                        zero_based="auto", query_id=False, offset=0, length=-1, n_jobs=None):
     """Load a dataset in svmlight/libsvm format, as scikit-learn's function does.
 
-    The file is parsed by snapml's parallel C++ reader; the result equals
-    ``sklearn.datasets.load_svmlight_file``'s. Values are parsed as float32 (the
-    precision the core trains in) and cast to ``dtype``, so with ``dtype=float64``
-    a value that float32 cannot hold exactly (0.1) differs from scikit-learn's
-    in the 8th significant digit.
+    The file is parsed by snapml's parallel C++ reader; the result is
+    ``sklearn.datasets.load_svmlight_file``'s bit for bit, for every parameter:
+    values parsed directly as doubles (or rounded once to float32 with
+    ``dtype=np.float32``), int64 indices and indptr, a float64 ``y``. The one
+    difference: NaN and infinite labels and values are refused (ValueError naming
+    file, line and column), where scikit-learn loads them.
 
     Parameters
     ----------
-    f : str, os.PathLike or binary file object
+    f : str, os.PathLike, int (a file descriptor) or binary file object
         A path (``.gz`` and ``.bz2`` decompressed) or an open binary file.
     n_features : int, default=None
         The number of features; None infers it (largest index + 1). A test set
         read with the training set's count may use fewer features.
     dtype : numpy dtype, default=np.float64
-        The dtype of the returned matrix.
-    multilabel, query_id : bool, default=False
-        Not supported (ValueError): use scikit-learn's loader for those files.
+        The dtype of X (y is float64).
+    multilabel : bool, default=False
+        Lines hold comma-separated label sets; y is a list of tuples.
     zero_based : bool or "auto", default="auto"
         Whether column indices start at 0; "auto" takes one-based unless an index 0
-        occurs (scikit-learn's rule).
+        occurs or a row-less file has no index (scikit-learn's rule); with
+        ``offset``/``length`` "auto" means True.
+    query_id : bool, default=False
+        Also return the ``qid:`` values (one per line that has one).
     offset, length : int, default=0 and -1
-        Not supported other than the defaults (ValueError).
+        Read the lines of bytes [offset, offset + length) only, as scikit-learn
+        does (a line crossing a boundary belongs to the earlier segment);
+        ``n_features`` is then required.
     n_jobs : int, default=None
         Parser threads; None uses every CPU.
 
     Returns
     -------
     X : scipy.sparse.csr_matrix of shape (n_samples, n_features)
-    y : ndarray of shape (n_samples,), float64
+    y : ndarray of shape (n_samples,), float64, or a list of tuples (multilabel)
+    query_id : ndarray of shape (n_samples,), int64
+        Only with ``query_id=True``.
     """
-    if multilabel or query_id or offset != 0 or length != -1:
-        raise ValueError(
-            "multilabel, query_id, offset and length are not supported by snapml's reader; "
-            "use sklearn.datasets.load_svmlight_file for such files"
-        )
-    if n_features is not None and (int(n_features) != n_features or n_features < 1):
-        raise ValueError(f"n_features must be a positive integer or None, got {n_features!r}")
-    options = dict(
-        n_features=int(n_features or 0),
-        zero_based=_zero_based_name(zero_based),
-        threads=0 if n_jobs is None else int(n_jobs),
-    )
-    if isinstance(f, (str, os.PathLike)):
-        path = os.fspath(f)
-        if path.endswith(".bz2"):
-            with bz2.open(path, "rb") as stream:
-                arrays = _core.parse_svmlight(stream.read(), path, **options)
-        else:
-            arrays = _core.read_svmlight(path, **options)
-    elif hasattr(f, "read"):
-        name = getattr(f, "name", "<file object>")
-        arrays = _core.parse_svmlight(bytes(f.read()), str(name), **options)
-    else:
-        raise ValueError(f"f must be a path or a binary file object, got {type(f).__name__}")
-    X, y, _ = _to_scipy(arrays, dtype)
-    return X, y
+    return tuple(load_svmlight_files(
+        [f], n_features=n_features, dtype=dtype, multilabel=multilabel, zero_based=zero_based,
+        query_id=query_id, offset=offset, length=length, n_jobs=n_jobs))
 
 
 def _checked(X, y, sample_weight=None):

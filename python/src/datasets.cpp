@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "bindings.h"
 #include "data.h"
@@ -91,6 +94,37 @@ datasets::SvmlightOptions svmlight_options(std::int32_t n_features, const std::s
   return options;
 }
 
+// A vector handed to numpy without a copy: the array owns it through a capsule.
+template <class T>
+py::array_t<T> to_numpy(std::vector<T>&& values) {
+  auto* owned = new std::vector<T>(std::move(values));
+  py::capsule owner(owned, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+  return py::array_t<T>(static_cast<py::ssize_t>(owned->size()), owned->data(), owner);
+}
+
+// scikit-learn's arrays: (indptr, indices, data, labels, label_offsets or None,
+// query_ids, saw_index_zero, max_index), indices as written.
+py::tuple to_python(datasets::SvmlightArrays&& a, bool float32, bool multilabel) {
+  py::object data = float32 ? py::object(to_numpy(std::move(a.float_values))) : py::object(to_numpy(std::move(a.values)));
+  py::object label_offsets = multilabel ? py::object(to_numpy(std::move(a.label_offsets))) : py::none();
+  return py::make_tuple(to_numpy(std::move(a.indptr)), to_numpy(std::move(a.indices)), data,
+                        to_numpy(std::move(a.labels)), label_offsets, to_numpy(std::move(a.query_ids)),
+                        a.saw_index_zero, a.max_index);
+}
+
+datasets::SvmlightArraysOptions arrays_options(bool float32, bool multilabel, bool query_id, bool allow_index_zero,
+                                               std::uint64_t offset, std::int64_t length, int threads) {
+  datasets::SvmlightArraysOptions options;
+  options.float32 = float32;
+  options.multilabel = multilabel;
+  options.query_ids = query_id;
+  options.allow_index_zero = allow_index_zero;
+  options.offset = offset;
+  options.length = length;
+  options.threads = threads;
+  return options;
+}
+
 }  // namespace
 
 void bind_datasets(py::module_& m) {
@@ -123,6 +157,25 @@ void bind_datasets(py::module_& m) {
       },
       py::arg("text"), py::arg("name"), py::arg("n_features") = 0, py::arg("zero_based") = "auto",
       py::arg("threads") = 0, "Parses svmlight text held in memory, as read_svmlight");
+  m.def(
+      "svmlight_arrays",
+      [](const py::object& source, const std::string& name, bool float32, bool multilabel, bool query_id,
+         bool allow_index_zero, std::uint64_t offset, std::int64_t length, int threads) {
+        const auto options = arrays_options(float32, multilabel, query_id, allow_index_zero, offset, length, threads);
+        datasets::SvmlightArrays arrays;
+        if (py::isinstance<py::bytes>(source)) {
+          const std::string_view bytes = source.cast<py::bytes>();
+          py::gil_scoped_release release;
+          arrays = datasets::parse_svmlight_arrays(bytes.data(), bytes.size(), name, options);
+        } else {
+          py::gil_scoped_release release;
+          arrays = datasets::read_svmlight_arrays(name, options);
+        }
+        return to_python(std::move(arrays), float32, multilabel);
+      },
+      py::arg("source"), py::arg("name"), py::arg("float32"), py::arg("multilabel"), py::arg("query_id"),
+      py::arg("allow_index_zero"), py::arg("offset"), py::arg("length"), py::arg("threads"),
+      "scikit-learn's load_svmlight_file arrays from bytes, or from the file `name` when source is None");
   m.def(
       "write_svmlight",
       [](const CsrData& x, const std::string& path, bool zero_based) {

@@ -1,12 +1,17 @@
 // MPI from Python, for `mpirun -n K python script.py`: one MpiSession and one
 // MpiCommunicator per interpreter, created on first use (never at import, so a
-// plain `python` run never touches MPI) and ended by mpi_finalize(), which the
-// package registers with atexit. A build without MPI (SNAPML_WITH_MPI undefined)
+// plain `python` run never touches MPI) and ended at process exit by
+// end_mpi_at_exit, which knows the exit status: 0 finalises MPI; anything else
+// (an uncaught exception, sys.exit(1)) calls MPI_Abort. Finalising there would
+// hang: MPI_Finalize waits for every rank, and another rank may be waiting in a
+// collective this one will never join (issue: a rank that raised outside fit left
+// the job hanging). MPI_Abort ends every rank instead. A build without MPI (SNAPML_WITH_MPI undefined)
 // keeps built_with_mpi = False and the functions below raise Unsupported.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -35,12 +40,41 @@ std::unique_ptr<mpi::MpiCommunicator>& world() {
 }
 bool finalised_once = false;
 
+void finalise() {
+  if (!session() && !world()) return;
+  world().reset();
+  session().reset();
+  finalised_once = true;
+}
+
+// Runs after the interpreter has finalised, with exit()'s status.
+void end_mpi_at_exit(int status, void*) {
+  if (!session() && !world()) return;
+  int finalised = 0;
+  MPI_Finalized(&finalised);
+  if (finalised) return;
+  if (status == 0) {
+    finalise();
+    return;
+  }
+  std::fflush(nullptr);
+  std::fprintf(stderr, "snap_ml: rank %d: exiting with status %d; ending every rank (MPI_Abort)\n",
+               world() ? world()->rank() : -1, status);
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, status);
+}
+
 }  // namespace
 
 Communicator& mpi_world() {
   if (!world()) {
     if (finalised_once) throw InvalidArgument("MPI was already finalised in this process; it cannot be restarted");
-    if (!session()) session() = std::make_unique<mpi::MpiSession>(nullptr, nullptr);
+    if (!session()) {
+      session() = std::make_unique<mpi::MpiSession>(nullptr, nullptr);
+      // Registered after the session (a function-local static) was constructed, so
+      // it runs before the static's destructor (glibc's on_exit: in reverse order).
+      on_exit(end_mpi_at_exit, nullptr);
+    }
     world() = std::make_unique<mpi::MpiCommunicator>(MPI_COMM_WORLD);
   }
   return *world();
@@ -75,15 +109,10 @@ void bind_mpi(py::module_& m) {
   m.def(
       "mpi_abort", [](const std::string& message) { mpi_world().abort(message); },
       "Prints message and ends every rank (MPI_Abort)", py::arg("message"));
-  m.def(
-      "mpi_finalize",
-      [] {
-        if (!session() && !world()) return;
-        world().reset();
-        session().reset();
-        finalised_once = true;
-      },
-      "Frees the communicator and finalises MPI if this module initialised it");
+  m.def("mpi_initialized", [] { return static_cast<bool>(world()); },
+        "True once this process has initialised MPI (a distributed fit, mpi_rank, ...)");
+  m.def("mpi_finalize", &finalise,
+        "Frees the communicator and finalises MPI if this module initialised it (done at exit by itself)");
 }
 
 #else
@@ -99,6 +128,7 @@ void bind_mpi(py::module_& m) {
       if (std::getenv(name)) return true;
     return false;
   });
+  m.def("mpi_initialized", [] { return false; });
   m.def("mpi_finalize", [] {});
 }
 

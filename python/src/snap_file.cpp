@@ -103,7 +103,8 @@ void bind_snap_file(py::module_& m) {
       .def_property_readonly("max_memory", &SnapFile::max_memory)
       .def_property_readonly("streamed", [](const SnapFile& f) { return f.plan().stream; })
       .def_property_readonly("buffers", [](const SnapFile& f) { return f.plan().buffers; })
-      .def_property_readonly("data_bytes", [](const SnapFile& f) { return f.plan().data_bytes; })
+      // What the plan holds in memory: the whole file's data, or the streaming ring.
+      .def_property_readonly("resident_bytes", [](const SnapFile& f) { return f.plan().data_bytes; })
       .def_property_readonly("state_bytes", [](const SnapFile& f) { return f.plan().state_bytes; })
       .def("__repr__", [](const SnapFile& f) {
         return "SnapFile('" + f.layout().path + "', " + std::to_string(f.layout().header.n_rows) + " rows, " +

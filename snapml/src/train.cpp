@@ -12,6 +12,7 @@
 #include "omp_threads.h"
 #include "snapml/error.h"
 #include "snapml/feature_memory.h"
+#include "snapml/rank_agreement.h"
 #include "snapml/solver_factory.h"
 
 namespace snapml {
@@ -280,6 +281,7 @@ void fit_problems_in_parallel(ChunkSource& source, SolverSession& session, std::
 
 TrainResult train(ChunkSource& source, Communicator& communicator, const TrainParameters& p) {
   check_parameters(p);
+  check_ranks_agree(source, communicator, p);
   const LabelSummary summary = checked_summary(source, communicator, p);
   const std::vector<double> weights = class_weights(summary, p);
   std::vector<Problem> problems = make_problems(summary, weights, p);

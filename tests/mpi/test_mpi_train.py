@@ -12,6 +12,8 @@ One ctest test per CASE (tests/mpi/CMakeLists.txt):
   uneven         more ranks than lines / chunks: ranks with few and with zero rows
   bad_line       a malformed line in the last rank's share only
   missing_file   one rank (of an MPMD launch) names a file that does not exist
+  mpmd_options   an MPMD launch whose ranks differ in --max-iter, then in -e: every
+                 rank fails naming the difference, no model is written, no hang
   killed_rank    one rank dies of SIGKILL in the middle of training
   l1_refused     penalty L1 (newGLMNET, coordinate descent) refused under mpirun
 A missing shared dataset skips (exit 77) unless CI=true. SNAPML_DATA_DIR overrides
@@ -241,6 +243,18 @@ def case_l1_refused(tmp):
         result = mpirun(2, A.train, *flags, "-n", 1, heart, f"{tmp}/l1.model", timeout=90)
         expect_every_rank_ended(result, 1, "runs on one process", "without mpirun")
         check(not os.path.exists(f"{tmp}/l1.model"), "no model may be written")
+
+
+def case_mpmd_options(tmp):
+    # Before the check, rank 0 wrote its model after its own --max-iter and the
+    # job hung with rank 1 waiting in a collective.
+    for option, values, name in (("--max-iter", (3, 50), "max_iter"), ("-e", (0.1, 0.001), "tol")):
+        model = f"{tmp}/{name}.model"
+        ranks = [["-n", 1, A.train, "-s", 0, "-n", 1, option, value, dataset("a9a"), model] for value in values]
+        result = mpirun(*ranks[0][1:], ":", *ranks[1], timeout=90)
+        expect_every_rank_ended(result, 1, "the ranks disagree on the training parameters",
+                                f"{name}: rank 0 has {values[0]:g}, rank 1 has {values[1]:g}")
+        check(not os.path.exists(model), f"{option}: no model may be written")
 
 
 def case_killed_rank(tmp):

@@ -78,7 +78,7 @@ def test_streamed_fit_matches_the_arrays(a9a):
     path, X, y, X_test, y_test = a9a
     budget = streaming_budget(path)
     plan = _core.SnapFile(str(path), budget)
-    assert plan.streamed and plan.data_bytes <= os.path.getsize(path) // 10
+    assert plan.streamed and plan.resident_bytes <= os.path.getsize(path) // 10
     reference = LogisticRegression(C=0.1, tol=1e-6, random_state=0).fit(X, y)
     streamed = LogisticRegression(C=0.1, tol=1e-3, random_state=0, max_memory=budget).fit(path)
     assert streamed._data_source == "streamed"
@@ -244,6 +244,17 @@ def test_verbose_says_when_it_streams(small, capsys):
     assert "exceeds max_memory" in capsys.readouterr().out
     LogisticRegression(C=0.01, verbose=1).fit(path)
     assert "exceeds max_memory" not in capsys.readouterr().out
+
+
+def test_verbose_line_reports_the_file_size_not_the_ring(small, capsys):
+    # data_bytes was bound twice, the second (the ring's bytes) hiding the first.
+    path, _, _ = small
+    whole = _core.SnapFile(str(path))
+    streamed = _core.SnapFile(str(path), ring_budget(path))
+    assert streamed.streamed and streamed.resident_bytes < streamed.data_bytes == whole.data_bytes
+    assert whole.resident_bytes == whole.data_bytes
+    LogisticRegression(C=0.01, verbose=1, max_memory=ring_budget(path)).fit(path)
+    assert f"({whole.data_bytes} bytes) exceeds max_memory" in capsys.readouterr().out
 
 
 def test_warm_start_from_a_path(small):

@@ -1,0 +1,117 @@
+"""Nothing silent, nothing hanging under `mpirun -n 2 python ...` (docs/distributed.md,
+"Nothing silent"): ranks that disagree on parameters or hold the same rows fail
+on every rank with the cause named; joblib workers started by a rank train in
+their own process; a rank that raises or exits with an error outside fit ends the
+job instead of leaving the other rank waiting. Every run has a timeout: a hang
+fails the test. Skips without mpirun or an MPI build (fails under CI=true).
+"""
+
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import dataset_path
+from snap_ml import _core
+from test_mpi_python import _mpirun_env, _skip_or_fail
+
+PRELUDE = """
+import sys
+import numpy as np
+from snap_ml import LogisticRegression, mpi_world
+from snap_ml.datasets import load_svmlight_file
+X, y = load_svmlight_file(sys.argv[1], n_features=13)
+rank, size = mpi_world()
+"""
+
+
+def _mpirun():
+    mpirun = shutil.which("mpirun")
+    if mpirun is None:
+        _skip_or_fail("mpirun not found (apt-get install openmpi-bin libopenmpi-dev)")
+    if not _core.built_with_mpi:
+        _skip_or_fail("snap_ml was built without MPI (reinstall where libopenmpi-dev is installed)")
+    return [mpirun, "--oversubscribe"]
+
+
+def _run(tmp_path, body, *ranks_arguments, timeout=120):
+    """Runs PRELUDE + body on one rank per entry of ranks_arguments (an MPMD
+    launch, each rank with its own extra arguments); returns (exit code, output)."""
+    script = tmp_path / "script.py"
+    script.write_text(PRELUDE + textwrap.dedent(body))
+    command = _mpirun()
+    for i, arguments in enumerate(ranks_arguments):
+        if i:
+            command.append(":")
+        command += ["-n", "1", sys.executable, str(script), str(dataset_path("heart_scale")), *arguments]
+    try:
+        done = subprocess.run(command, env=_mpirun_env(), capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as hung:
+        pytest.fail(f"mpirun did not end within {timeout} s: a rank was left waiting\n{hung.stdout}{hung.stderr}")
+    return done.returncode, done.stdout + done.stderr
+
+
+def test_ranks_with_different_C_fail_naming_it(tmp_path):
+    code, out = _run(tmp_path, """
+        LogisticRegression(C=float(sys.argv[2])).fit(X[rank::size], y[rank::size])
+        print("fitted", flush=True)
+    """, ["1.0"], ["2.5"])
+    assert code != 0, out
+    assert "the ranks disagree on the training parameters" in out
+    assert "C: rank 0 has 1, rank 1 has 2.5" in out
+    assert "fitted" not in out
+
+
+def test_the_same_rows_on_every_rank_are_refused(tmp_path):
+    # An unmodified script: every rank loads all the data. Before the check this
+    # trained on 2 copies, a fit at C*2, silently.
+    code, out = _run(tmp_path, """
+        LogisticRegression().fit(X, y)
+        print("fitted", flush=True)
+    """, [], [])
+    assert code != 0, out
+    assert "ranks 0 and 1 hold the same 270 rows" in out
+    assert "X[rank::size]" in out
+    assert "fitted" not in out
+
+
+def test_joblib_workers_under_mpirun_train_in_their_own_process(tmp_path):
+    # The workers inherit mpirun's variables; initialising MPI in them aborted.
+    code, out = _run(tmp_path, """
+        from sklearn.model_selection import cross_val_score
+        scores = cross_val_score(LogisticRegression(), X[rank::size], y[rank::size], cv=3, n_jobs=2)
+        from snap_ml._distributed import resolve_distributed
+        LogisticRegression().fit(X[rank::size], y[rank::size])  # and the ranks still train together
+        print(f"rank {rank}: cv {scores.mean():.3f}, distributed {resolve_distributed('auto')}", flush=True)
+    """, [], [])
+    assert code == 0, out
+    assert "rank 0: cv" in out and "rank 1: cv" in out
+    assert out.count("distributed True") == 2
+
+
+@pytest.mark.parametrize("ending", ["raise RuntimeError('boom on rank 1')", "sys.exit(3)"])
+def test_a_rank_failing_outside_fit_ends_the_job(tmp_path, ending):
+    # Rank 1 fails after a distributed fit while rank 0 starts another: rank 0
+    # waits in a collective, rank 1 used to wait in MPI_Finalize, forever.
+    code, out = _run(tmp_path, f"""
+        LogisticRegression().fit(X[rank::size], y[rank::size])
+        if rank == 1:
+            {ending}
+        LogisticRegression(C=2.0).fit(X[rank::size], y[rank::size])
+    """, [], [], timeout=90)
+    assert code != 0, out
+    assert "ending every rank (MPI_Abort)" in out
+    if "raise" in ending:
+        assert "boom on rank 1" in out
+
+
+def test_a_rank_failing_before_any_fit_ends_the_job(tmp_path):
+    code, out = _run(tmp_path, """
+        if rank == 1:
+            raise RuntimeError("boom before any fit")
+        LogisticRegression().fit(X[rank::size], y[rank::size])
+    """, [], [], timeout=90)
+    assert code != 0, out
+    assert "boom before any fit" in out
