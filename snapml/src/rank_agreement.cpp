@@ -141,6 +141,7 @@ std::vector<std::pair<std::string, std::string>> fit_defining_parameters(const T
   return {
       {"loss", loss_name(p.loss)},
       {"penalty", penalty_name(p.penalty)},
+      {"l1_ratio", exact(p.l1_ratio)},
       {"solver", solver_choice_name(p.solver)},
       {"C", exact(p.C)},
       {"tol", exact(p.tol)},
