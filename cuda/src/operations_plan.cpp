@@ -36,10 +36,10 @@ void require_part_fits(int device_id, std::int64_t n_rows, std::int64_t entries,
                        std::uint64_t available, const std::string& limit) {
   const std::string part = "the primal Newton solver's rows for device " + std::to_string(device_id) + " (" +
                            std::to_string(n_rows) + " rows, " + std::to_string(entries) + " stored entries)";
-  if (entries > kMaxPartEntries)
+  if (entries > kMaxPartEntries || n_rows > kMaxPartEntries)
     throw Unsupported(part + " exceed the " + std::to_string(kMaxPartEntries) +
-                      " entries one device holds (32-bit cuSPARSE indices); pass more device ids or train on "
-                      "the CPU (without use_gpu)");
+                      " rows or entries one device holds (32-bit cuSPARSE indices); pass more device ids or train "
+                      "on the CPU (without use_gpu)");
   const OperationsBytes bytes = operations_bytes(n_rows, entries, n_weights);
   if (bytes.total() > available)
     throw Unsupported(part + " need " + bytes_text(bytes.total()) + " (matrix " + bytes_text(bytes.matrix) +

@@ -63,7 +63,7 @@ TEST(OperationsPlan, RefusesWhatDoesNotFitNamingTheSizes) {
   }
 }
 
-TEST(OperationsPlan, RefusesMoreEntriesThan32BitIndicesReach) {
+TEST(OperationsPlan, RefusesMoreRowsOrEntriesThan32BitIndicesReach) {
   EXPECT_NO_THROW(require_part_fits(0, 10, kMaxPartEntries, 5, ~std::uint64_t{0}, "free memory"));
   try {
     require_part_fits(0, 10, kMaxPartEntries + 1, 5, ~std::uint64_t{0}, "free memory");
@@ -72,6 +72,8 @@ TEST(OperationsPlan, RefusesMoreEntriesThan32BitIndicesReach) {
     EXPECT_THAT(e.what(), HasSubstr("32-bit cuSPARSE indices"));
     EXPECT_THAT(e.what(), HasSubstr("pass more device ids"));
   }
+  // Empty rows without an intercept: few entries, too many rows.
+  EXPECT_THROW(require_part_fits(0, kMaxPartEntries + 1, 10, 5, ~std::uint64_t{0}, "free memory"), Unsupported);
 }
 
 }  // namespace

@@ -34,8 +34,8 @@
 
 namespace snapml::cuda {
 
-// Entries of one part at most: cuSPARSE's CSR-to-CSC conversion takes 32-bit
-// offsets and indices.
+// Rows and entries of one part at most: cuSPARSE's CSR-to-CSC conversion takes
+// 32-bit offsets, indices and sizes.
 inline constexpr std::int64_t kMaxPartEntries = std::numeric_limits<std::int32_t>::max();
 
 // Part k of `parts` holds rows [b[k], b[k + 1]) of n_rows; returns b (parts + 1
@@ -58,7 +58,7 @@ OperationsBytes operations_bytes(std::int64_t n_rows, std::int64_t entries, std:
 
 // Throws Unsupported naming the rows, the entries and each kind of bytes when the
 // part needs more than `available` (what `limit` names: "max_gpu_memory", "free
-// memory"), or when its entries exceed kMaxPartEntries; the message says what to
+// memory"), or when its rows or entries exceed kMaxPartEntries; the message says what to
 // do (more device ids, a larger budget, the CPU).
 void require_part_fits(int device_id, std::int64_t n_rows, std::int64_t entries, std::size_t n_weights,
                        std::uint64_t available, const std::string& limit);
