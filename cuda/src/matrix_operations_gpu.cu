@@ -131,6 +131,11 @@ void OperationsPart::allocate() {
   row_out = DeviceBuffer<double>(rows);
   weight_in = DeviceBuffer<double>(n_weights);
   weight_out = DeviceBuffer<double>(n_weights);
+  // The outputs start at 0, never as uninitialised bits: SpMV's beta is 0, and the
+  // BLAS convention that y is then not read is not one cuSPARSE states for every
+  // algorithm.
+  row_out.fill_bytes(0, stream());
+  weight_out.fill_bytes(0, stream());
   host_weights.assign(n_weights, 0.0);
 }
 
