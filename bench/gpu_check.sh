@@ -29,8 +29,8 @@ PACKAGES=(libeigen3-dev libgtest-dev libgmock-dev libxxhash-dev libxxhash0 libcl
           libfast-float-dev zlib1g-dev zlib1g pkgconf pkgconf-bin libpkgconf3)
 # Test and benchmark executables of the CUDA backend; later GPU work adds its own here.
 MODE=${1:-all}
-TEST_TARGETS="test_gpu_probe test_gpu_hidden test_gpu_kernels test_sdca_gpu test_sdca_gpu_host test_stream_plan test_sdca_gpu_stream test_gpu_epoch_model"
-BENCH_TARGETS="gpu_spmv_bench gpu_sdca_bench gpu_stream_bench"
+TEST_TARGETS="test_gpu_probe test_gpu_hidden test_gpu_kernels test_sdca_gpu test_sdca_gpu_host test_stream_plan test_sdca_gpu_stream test_gpu_epoch_model test_operations_plan test_tron_gpu"
+BENCH_TARGETS="gpu_spmv_bench gpu_sdca_bench gpu_stream_bench gpu_tron_bench"
 case "$MODE" in
   tests) DEFAULT_TARGETS=$TEST_TARGETS ;;
   bench) DEFAULT_TARGETS=$BENCH_TARGETS ;;
@@ -47,6 +47,14 @@ SDCA_BENCH_RUNS=("--nnz 500000000 --features 1048576 --cpu-nnz 20000000 --loss l
 # Out-of-core GPU training: 200M non-zeros (1.6 GB on the device) in chunks of 2^18
 # rows (about 105 MB), streamed through two slots; the overlap of upload and kernels.
 STREAM_BENCH_RUNS=("--nnz 200000000 --features 1048576 --chunk-rows 262144 --loss logistic")
+# The primal Newton solver, GPU against CPU (all cores): a9a and news20 where the
+# shared datasets are found (below), and a generated 100M non-zeros.
+TRON_BENCH_RUNS=("--nnz 100000000 --features 1048576")
+# The shared datasets (a9a, news20) for the GPU tests and gpu_tron_bench: carried
+# shared/ first, then the folder beside the checkout; none found: those skip.
+for dir in "${SNAPML_DATA_DIR:-}" "$ROOT/shared/datasets" "$ROOT/../shared/datasets"; do
+  if [[ -n "$dir" && -f "$dir/a9a" ]]; then export SNAPML_DATA_DIR=$dir; break; fi
+done
 
 if [[ "${1:-}" == "--fetch-deps" ]]; then
   mkdir -p "$DEBS_DIR" && cd "$DEBS_DIR" && apt-get download "${PACKAGES[@]}" || exit 1
@@ -191,33 +199,26 @@ fi
 # ---- benchmarks -------------------------------------------------------------------
 if [[ "$MODE" != "tests" ]]; then
 echo -e "\n## Benchmarks" >> "$REPORT"
-for args in "${BENCH_RUNS[@]}"; do
-  [[ -x "$BUILD/bench/gpu_spmv_bench" ]] || break  # not among SNAPML_GPU_TARGETS
-  log "gpu_spmv_bench $args"
-  # shellcheck disable=SC2086
-  "$BUILD/bench/gpu_spmv_bench" $args > "$OUT_DIR/bench.tmp" 2>&1
-  rc=$?
-  [[ $rc -ne 0 ]] && status=1
-  { echo; echo "gpu_spmv_bench $args (exit $rc)"; cat "$OUT_DIR/bench.tmp"; } >> "$REPORT"
-done
-for args in "${SDCA_BENCH_RUNS[@]}"; do
-  [[ -x "$BUILD/bench/gpu_sdca_bench" ]] || break  # not among SNAPML_GPU_TARGETS
-  log "gpu_sdca_bench $args"
-  # shellcheck disable=SC2086
-  "$BUILD/bench/gpu_sdca_bench" $args > "$OUT_DIR/bench.tmp" 2>&1
-  rc=$?
-  [[ $rc -ne 0 ]] && status=1
-  { echo; echo "gpu_sdca_bench $args (exit $rc)"; cat "$OUT_DIR/bench.tmp"; } >> "$REPORT"
-done
-for args in "${STREAM_BENCH_RUNS[@]}"; do
-  [[ -x "$BUILD/bench/gpu_stream_bench" ]] || break  # not among SNAPML_GPU_TARGETS
-  log "gpu_stream_bench $args"
-  # shellcheck disable=SC2086
-  "$BUILD/bench/gpu_stream_bench" $args > "$OUT_DIR/bench.tmp" 2>&1
-  rc=$?
-  [[ $rc -ne 0 ]] && status=1
-  { echo; echo "gpu_stream_bench $args (exit $rc)"; cat "$OUT_DIR/bench.tmp"; } >> "$REPORT"
-done
+# Runs $BUILD/bench/$1 once per further argument (its flags), into the report;
+# nothing when the program was not built (not among SNAPML_GPU_TARGETS).
+run_bench() {
+  local program=$1 args rc
+  shift
+  for args in "$@"; do
+    [[ -x "$BUILD/bench/$program" ]] || return 0
+    log "$program $args"
+    # shellcheck disable=SC2086
+    "$BUILD/bench/$program" $args > "$OUT_DIR/bench.tmp" 2>&1
+    rc=$?
+    [[ $rc -ne 0 ]] && status=1
+    { echo; echo "$program $args (exit $rc)"; cat "$OUT_DIR/bench.tmp"; } >> "$REPORT"
+  done
+}
+run_bench gpu_spmv_bench "${BENCH_RUNS[@]}"
+run_bench gpu_sdca_bench "${SDCA_BENCH_RUNS[@]}"
+run_bench gpu_stream_bench "${STREAM_BENCH_RUNS[@]}"
+log "datasets for gpu_tron_bench: ${SNAPML_DATA_DIR:-none found}"
+run_bench gpu_tron_bench "${TRON_BENCH_RUNS[@]}"
 rm -f "$OUT_DIR/bench.tmp"
 fi
 

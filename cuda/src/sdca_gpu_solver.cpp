@@ -42,6 +42,7 @@
 #include "snapml/cocoa_round.h"
 #include "snapml/error.h"
 #include "snapml/objectives.h"
+#include "tron_gpu.h"
 
 namespace snapml::cuda {
 namespace {
@@ -473,11 +474,15 @@ FitResult SdcaGpuSolver::fit(ChunkSource& source, Communicator& communicator, So
 namespace {
 
 // The GPU's SolverSession (solver_factory.h): every problem's solver shares the
-// session's devices and the rows uploaded to them.
+// session's devices and the rows uploaded to them; solver primal gets the Newton
+// solver over GPU matrix operations (tron_gpu.h), whose rows the session keeps
+// apart (double values and a transposed copy: not the SDCA solver's float rows).
 class GpuSolverSession final : public SolverSession {
  public:
   explicit GpuSolverSession(std::shared_ptr<GpuDevices> devices) : devices_(std::move(devices)) {}
   std::unique_ptr<Solver> make(const SolverParameters& parameters) override {
+    if (parameters.solver == SolverChoice::Primal)
+      return detail::make_tron_gpu_solver(parameters, devices_->device_ids(), primal_rows_);
     require(parameters.penalty == Penalty::L2,
             "the GPU SDCA solver solves penalty L2 problems only; train penalty L1 on the CPU");
     return std::make_unique<SdcaGpuSolver>(parameters, devices_);
@@ -485,6 +490,7 @@ class GpuSolverSession final : public SolverSession {
 
  private:
   std::shared_ptr<GpuDevices> devices_;
+  std::shared_ptr<detail::PrimalRowsCache> primal_rows_ = std::make_shared<detail::PrimalRowsCache>();
 };
 
 }  // namespace

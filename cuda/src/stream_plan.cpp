@@ -13,6 +13,8 @@ std::uint64_t weight_vector_bytes(std::int32_t n_features) {
   return 2 * sizeof(double) * (static_cast<std::uint64_t>(n_features) + 1);  // v and the start weights
 }
 
+}  // namespace
+
 std::string bytes_text(std::uint64_t bytes) {
   std::string text = std::to_string(bytes) + " bytes";
   if (bytes >= (std::uint64_t{1} << 20)) {
@@ -22,8 +24,6 @@ std::string bytes_text(std::uint64_t bytes) {
   }
   return text;
 }
-
-}  // namespace
 
 ChunkLayout chunk_layout(const ChunkShape& shape) {
   require(shape.n_rows >= 0 && shape.nnz >= 0, "a chunk with " + std::to_string(shape.n_rows) + " rows and " +

@@ -51,6 +51,10 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
     accumulate(out, [&](std::int64_t index, const CsrView&, std::int64_t) { return d[index]; });
   }
 
+  void hessian_diagonal(const double* curvature, double* out) override {
+    accumulate<true>(out, [&](std::int64_t index, const CsrView&, std::int64_t) { return curvature[index]; });
+  }
+
   void hessian_product(const double* curvature, const double* v, double* out) override {
     const double bias_v = bias_value_ * v[n_features_];
     accumulate(out, [&](std::int64_t index, const CsrView& x, std::int64_t row) {
@@ -73,10 +77,11 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
     require(rows == n_rows_, "the chunk source returned fewer rows than it counts");
   }
 
-  // out = sum_i scale(i) x_i, where `scale(index, chunk, row)` gives row i's
-  // factor (0: skipped). Each thread adds its contiguous share of each chunk into
-  // its own vector; the vectors are added in thread order.
-  template <typename Scale>
+  // out = sum_i scale(i) x_i (with `squared`, of x_i's entries squared), where
+  // `scale(index, chunk, row)` gives row i's factor (0: skipped). Each thread adds
+  // its contiguous share of each chunk into its own vector; the vectors are added
+  // in thread order.
+  template <bool squared = false, typename Scale>
   void accumulate(double* out, const Scale& scale) {
     const std::size_t width = n_weights();
     const auto team = static_cast<std::size_t>(threads_);
@@ -88,9 +93,11 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
         for (std::int64_t row = begin; row < end; ++row) {
           const double factor = scale(offset + row, x, row);
           if (factor == 0.0) continue;
-          for (std::int64_t k = x.row_begin(row); k < x.row_end(row); ++k)
-            target[x.col_indices[k]] += factor * static_cast<double>(x.values[k]);
-          target[n_features_] += factor * bias_value_;
+          for (std::int64_t k = x.row_begin(row); k < x.row_end(row); ++k) {
+            const auto value = static_cast<double>(x.values[k]);
+            target[x.col_indices[k]] += factor * (squared ? value * value : value);
+          }
+          target[n_features_] += factor * (squared ? bias_value_ * bias_value_ : bias_value_);
         }
       };
       if (team <= 1) {

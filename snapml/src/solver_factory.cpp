@@ -82,23 +82,25 @@ class DefaultSession final : public SolverSession {
       return make_cd_l1_cpu_solver(parameters);
     }
     if (parameters.solver == SolverChoice::Primal || (use_gpu_ && needs_primal(parameters))) {
-      if (use_gpu_)
-        throw Unsupported(std::string("the primal Newton solver is CPU-only (needed for ") +
-                          (parameters.solver == SolverChoice::Primal ? "solver primal"
-                           : parameters.penalty == Penalty::None    ? "penalty none"
-                                                                    : "a free intercept") +
-                          "); train without use_gpu");
-      return make_tron_cpu_solver(parameters);
+      if (!use_gpu_) return make_tron_cpu_solver(parameters);
+      // The same Newton solver, its products on the GPUs (the GPU session's).
+      SolverParameters primal = parameters;
+      primal.solver = SolverChoice::Primal;
+      return gpu(primal);
     }
     if (!use_gpu_) {
       if (parameters.solver == SolverChoice::Auto) return std::make_unique<AutoCpuSolver>(parameters);
       return make_sdca_cpu_solver(parameters);
     }
+    return gpu(parameters);
+  }
+
+ private:
+  std::unique_ptr<Solver> gpu(const SolverParameters& parameters) {
     if (!gpu_session_) gpu_session_ = gpu_session(device_ids_);
     return gpu_session_->make(parameters);
   }
 
- private:
   static std::unique_ptr<SolverSession> gpu_session(const std::vector<int>& device_ids) {
     return gpu_factory()(device_ids);
   }

@@ -92,7 +92,8 @@ constexpr double kCgTolerance = 0.1;
 
 class TronCpuSolver final : public Solver {
  public:
-  explicit TronCpuSolver(const SolverParameters& parameters) : parameters_(parameters) {
+  TronCpuSolver(const SolverParameters& parameters, MatrixOperationsFactory operations)
+      : parameters_(parameters), make_operations_(std::move(operations)) {
     validate(parameters_);
     require(parameters_.penalty != Penalty::L1,
             "the primal Newton solver takes penalty l2 or none; penalty l1 is make_cd_l1_cpu_solver's");
@@ -136,6 +137,7 @@ class TronCpuSolver final : public Solver {
   }
 
   SolverParameters parameters_;
+  MatrixOperationsFactory make_operations_;  // the products' backend (CPU threads, GPUs)
   Communicator* communicator_ = nullptr;
   std::unique_ptr<MatrixOperations> operations_;
   std::chrono::steady_clock::time_point started_;
@@ -154,7 +156,7 @@ void TronCpuSolver::prepare(ChunkSource& source, Communicator& communicator, Sol
   std::int64_t features = source.n_features();
   communicator.allreduce_max(&features, 1);
   const auto n_features = static_cast<std::int32_t>(features);
-  operations_ = make_cpu_matrix_operations(source, n_features, parameters_.intercept_scaling, threads_);
+  operations_ = make_operations_(source, n_features, parameters_.intercept_scaling, threads_);
   n_rows_ = operations_->n_rows();
   const std::size_t rows = static_cast<std::size_t>(n_rows_);
   targets_.assign(rows, 0.0);
@@ -391,8 +393,12 @@ FitResult TronCpuSolver::fit(ChunkSource& source, Communicator& communicator, So
 
 }  // namespace
 
+std::unique_ptr<Solver> make_tron_solver(const SolverParameters& parameters, MatrixOperationsFactory operations) {
+  return std::make_unique<TronCpuSolver>(parameters, std::move(operations));
+}
+
 std::unique_ptr<Solver> make_tron_cpu_solver(const SolverParameters& parameters) {
-  return std::make_unique<TronCpuSolver>(parameters);
+  return make_tron_solver(parameters, &make_cpu_matrix_operations);
 }
 
 }  // namespace snapml

@@ -5,20 +5,26 @@
 //   margins          m = X w
 //   transpose_times  X^T d
 //   hessian_product  X^T D X v   (D diagonal: the loss's second derivatives)
+//   hessian_diagonal diag(X^T D X): sum_i D_ii x_ij^2 (a Jacobi preconditioner's)
 // Everything else (the losses, the trust region, conjugate gradients, the sums
 // over ranks) is the solver's, written once over this interface; a backend
-// implements the three products where the rows are: CPU threads here
-// (make_cpu_matrix_operations), sparse matrix-vector products on a GPU later.
+// implements the products where the rows are: CPU threads here
+// (make_cpu_matrix_operations), cuSPARSE SpMV on GPUs (cuda/, make_tron_gpu_solver;
+// docs/gpu.md, "Primal Newton on the GPU").
 // Products are local to the rank: the solver sums X^T d and X^T D X v over the
 // ranks through its Communicator.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "snapml/chunk_source.h"
 
 namespace snapml {
+
+class Solver;
+struct SolverParameters;
 
 class MatrixOperations {
  public:
@@ -37,7 +43,19 @@ class MatrixOperations {
   // out = sum_i curvature[i] (x_i . v) x_i, skipping the rows whose curvature is 0
   // (the squared hinge's inactive rows). Overwrites out.
   virtual void hessian_product(const double* curvature, const double* v, double* out) = 0;
+  // out[j] = sum_i curvature[i] x_ij^2 (n_weights() entries, overwritten).
+  virtual void hessian_diagonal(const double* curvature, double* out) = 0;
 };
+
+// Builds the backend a fit runs over: (source, global n_features, bias_value,
+// threads) as make_cpu_matrix_operations takes them. The primal solver is written
+// once over this; make_tron_solver takes the backend (snapml/src/tron.cpp).
+using MatrixOperationsFactory = std::function<std::unique_ptr<MatrixOperations>(
+    ChunkSource& source, std::int32_t n_features, double bias_value, int threads)>;
+
+// The primal Newton solver over the backend `operations` builds in each fit
+// (make_tron_cpu_solver passes make_cpu_matrix_operations).
+std::unique_ptr<Solver> make_tron_solver(const SolverParameters& parameters, MatrixOperationsFactory operations);
 
 // Over the chunks of `source` (read again for every product; a resident source
 // costs no I/O) with `threads` OpenMP threads (0: all). Each thread sums its

@@ -38,13 +38,15 @@ bool has_gpu_backend();
 
 // The session's make(parameters): penalty L2 with solver dual, the CPU SDCA
 // solver, or with `use_gpu` the GPU solver on `device_ids` (ignored without
-// use_gpu, as Snap ML does). Solver primal: the CPU Newton solver (with use_gpu
-// throws Unsupported: it is CPU-only for now). Solver auto: on the CPU, a solver
-// that looks at the data in fit() and hands the problem to the Newton solver when
-// auto_picks_primal says so, else to SDCA; with use_gpu, the GPU SDCA solver
-// (Unsupported for a problem only the primal solver trains). Penalty L1 (and the
-// elastic net): newGLMNET for the losses glmnet_supports, else (and with solver
-// cd) the CPU primal coordinate descent solver; with use_gpu
+// use_gpu, as Snap ML does). Solver primal: the Newton solver, its products on
+// the CPU, or with use_gpu on the GPUs of `device_ids` (the GPU session's
+// make_tron_gpu_solver, cuda/include/snapml/cuda/tron_gpu.h). Solver auto: on the
+// CPU, a solver that looks at the data in fit() and hands the problem to the
+// Newton solver when auto_picks_primal says so, else to SDCA; with use_gpu, the
+// GPU SDCA solver, or the GPU Newton solver for a problem only the primal solver
+// trains (penalty none, a free intercept). Penalty L1 (and the elastic net):
+// newGLMNET for the losses glmnet_supports, else (and with solver cd) the CPU
+// primal coordinate descent solver; with use_gpu
 // throws Unsupported ("the L1 solver is CPU-only": the GPU solver is SDCA, L2
 // only). With use_gpu and no GPU backend throws Unsupported: in a CPU-only build
 // "this build of snapml has no CUDA backend; rebuild with -DSNAPML_CUDA=ON (nvcc

@@ -295,7 +295,7 @@ TEST(Tron, AutoPicksByTheProblem) {
   const Fit small = fit_once(*make_solver(large, false, {}), data);
   EXPECT_EQ(small.result.history.back().gradient_norm, 0.0);
   large.solver = SolverChoice::Primal;
-  EXPECT_THROW(make_solver(large, true, {}), Unsupported);  // CPU-only for now
+  EXPECT_THROW(make_solver(large, true, {}), Unsupported);  // no GPU backend in this program (core only)
 }
 
 

@@ -33,6 +33,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace snapml::cuda {
@@ -110,5 +111,9 @@ struct DeviceMemoryPlan {
 // exceed the budget: raise it, or cut the data into smaller chunks
 // (snap-convert --chunk-rows).
 DeviceMemoryPlan plan_device_memory(const DeviceMemoryNeeds& needs, std::uint64_t budget);
+
+// "123 bytes", or "1572864 bytes (1.5 MiB)" from 1 MiB on: how the plans' messages
+// give sizes.
+std::string bytes_text(std::uint64_t bytes);
 
 }  // namespace snapml::cuda
