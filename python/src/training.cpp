@@ -106,7 +106,8 @@ py::tuple train_any(const py::object& x, const std::string& loss, const std::str
                     int max_iter, bool fit_intercept, double intercept_scaling,
                     const std::map<double, double>& class_weight, bool balanced, double epsilon,
                     int threads, std::uint64_t seed, bool use_gpu, const std::vector<int>& device_ids,
-                    const Model* warm_start, bool verbose, std::uint64_t max_gpu_memory, bool distributed) {
+                    const Model* warm_start, bool verbose, std::uint64_t max_gpu_memory, bool distributed,
+                    bool penalise_intercept) {
   TrainParameters parameters;
   parameters.loss = loss_from_name(loss);
   parameters.penalty = penalty_from_name(penalty);
@@ -115,6 +116,7 @@ py::tuple train_any(const py::object& x, const std::string& loss, const std::str
   parameters.max_iter = max_iter;
   parameters.fit_intercept = fit_intercept;
   parameters.intercept_scaling = intercept_scaling;
+  parameters.penalise_intercept = penalise_intercept;
   parameters.class_weight = class_weight;
   parameters.balanced_class_weight = balanced;
   parameters.epsilon = epsilon;
@@ -171,12 +173,14 @@ py::tuple train_any(const py::object& x, const std::string& loss, const std::str
 void bind_training(py::module_& m) {
   m.def("thread_limit", &thread_limit, "the most threads a parallel region uses (snapml/threads.h)");
   m.def("train", &train_any,
-        "Trains on a CsrData with labels or a SnapFile; returns (Model, [history dict per problem])",
+        "Trains on a CsrData with labels or a SnapFile; returns (Model, [history dict per problem]). "
+        "loss='multinomial': one joint softmax problem (one history, one model row per class) by the primal "
+        "Newton solver; penalise_intercept=False leaves the intercepts free (scikit-learn's parameterisation)",
         py::arg("x"), py::arg("loss"), py::arg("penalty"), py::arg("C"), py::arg("tol"), py::arg("max_iter"),
         py::arg("fit_intercept"), py::arg("intercept_scaling"), py::arg("class_weight"),
         py::arg("balanced"), py::arg("epsilon"), py::arg("threads"), py::arg("seed"),
         py::arg("use_gpu"), py::arg("device_ids"), py::arg("warm_start"), py::arg("verbose"),
-        py::arg("max_gpu_memory") = 0, py::arg("distributed") = false);
+        py::arg("max_gpu_memory") = 0, py::arg("distributed") = false, py::arg("penalise_intercept") = true);
 }
 
 }  // namespace snapml::python

@@ -99,7 +99,10 @@ TrainOptions parse_train_options(int argc, char** argv) {
       "3 L1-loss (hinge) SVM; 11, 12 L2-loss support vector regression; 5 L1-regularised L2-loss SVM, "
       "6 L1-regularised logistic regression. 0, 2 and 11 train by the primal Newton solver, the other L2 "
       "types by SDCA. 4 and 13 are not available");
-  auto* loss_option = app.add_option("--loss", loss_name_option, "the loss by name instead of -s")
+  auto* loss_option = app.add_option("--loss", loss_name_option,
+                                     "the loss by name instead of -s; multinomial: softmax logistic regression over "
+                                     "all classes jointly (scikit-learn's default for more than two; primal Newton "
+                                     "solver, the intercepts of -B free)")
                           ->check(CLI::IsMember(loss_names()))
                           ->excludes(type_option);
   std::string penalty_name = "l2";
@@ -244,6 +247,8 @@ TrainOptions parse_train_options(int argc, char** argv) {
   p.shrinking = !no_shrinking;
   p.fit_intercept = bias > 0.0;
   if (p.fit_intercept) p.intercept_scaling = bias;
+  // The multinomial loss takes scikit-learn's parameterisation: free intercepts.
+  if (loss_is_per_class(p.loss)) p.penalise_intercept = false;
   for (const std::string& weight : weights) p.class_weight.insert(parse_class_weight(weight));
   p.balanced_class_weight = balanced_option->count() > 0;
   p.threads = usable_threads("snap-train", p.threads, o.quiet);

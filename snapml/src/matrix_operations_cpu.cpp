@@ -10,6 +10,18 @@
 namespace snapml {
 namespace {
 
+// CpuMatrixOperations::accumulate's factors read from a row-major per-row array
+// of K columns.
+auto row_factors(const double* values, int columns) {
+  const auto K = static_cast<std::size_t>(columns);
+  return [values, K](std::int64_t index, const CsrView&, std::int64_t, double* factors) {
+    const double* source = values + static_cast<std::size_t>(index) * K;
+    bool any = false;
+    for (std::size_t k = 0; k < K; ++k) any |= (factors[k] = source[k]) != 0.0;
+    return any;
+  };
+}
+
 class CpuMatrixOperations final : public MatrixOperations {
  public:
   CpuMatrixOperations(ChunkSource& source, std::int32_t n_features, double bias_value, int threads)
@@ -36,31 +48,51 @@ class CpuMatrixOperations final : public MatrixOperations {
     });
   }
 
-  void margins(const double* w, double* out) override {
-    const double bias_term = bias_value_ * w[n_features_];
+  void margins(const double* w, double* out) override { margins_block(w, 1, out); }
+
+  void margins_block(const double* w, int columns, double* out) override {
+    const auto K = static_cast<std::size_t>(columns);
+    const double* bias_w = w + static_cast<std::size_t>(n_features_) * K;
     std::int64_t offset = 0;
     for_each_chunk([&](const CsrView& x) {
-      double* chunk_out = out + offset;
+      double* chunk_out = out + static_cast<std::size_t>(offset) * K;
 SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
-      for (std::int64_t row = 0; row < x.n_rows; ++row) chunk_out[row] = row_dot(x, row, w) + bias_term;
+      for (std::int64_t row = 0; row < x.n_rows; ++row) {
+        double* target = chunk_out + static_cast<std::size_t>(row) * K;
+        if (K == 1) {
+          target[0] = row_dot(x, row, w) + bias_value_ * bias_w[0];
+          continue;
+        }
+        for (std::size_t k = 0; k < K; ++k) target[k] = bias_value_ * bias_w[k];
+        for (std::int64_t e = x.row_begin(row); e < x.row_end(row); ++e) {
+          const auto value = static_cast<double>(x.values[e]);
+          const double* column = w + static_cast<std::size_t>(x.col_indices[e]) * K;
+          for (std::size_t k = 0; k < K; ++k) target[k] += value * column[k];
+        }
+      }
       offset += x.n_rows;
     });
   }
 
-  void transpose_times(const double* d, double* out) override {
-    accumulate(out, [&](std::int64_t index, const CsrView&, std::int64_t) { return d[index]; });
-  }
+  void transpose_times(const double* d, double* out) override { transpose_times_block(d, 1, out); }
 
-  void hessian_diagonal(const double* curvature, double* out) override {
-    accumulate<true>(out, [&](std::int64_t index, const CsrView&, std::int64_t) { return curvature[index]; });
+  void transpose_times_block(const double* d, int columns, double* out) override {
+    accumulate<false>(out, static_cast<std::size_t>(columns), row_factors(d, columns));
   }
 
   void hessian_product(const double* curvature, const double* v, double* out) override {
     const double bias_v = bias_value_ * v[n_features_];
-    accumulate(out, [&](std::int64_t index, const CsrView& x, std::int64_t row) {
+    accumulate<false>(out, 1, [&](std::int64_t index, const CsrView& x, std::int64_t row, double* factors) {
       const double c = curvature[index];
-      return c == 0.0 ? 0.0 : c * (row_dot(x, row, v) + bias_v);
+      factors[0] = c == 0.0 ? 0.0 : c * (row_dot(x, row, v) + bias_v);
+      return factors[0] != 0.0;
     });
+  }
+
+  void hessian_diagonal(const double* curvature, double* out) override { hessian_diagonal_block(curvature, 1, out); }
+
+  void hessian_diagonal_block(const double* curvature, int columns, double* out) override {
+    accumulate<true>(out, static_cast<std::size_t>(columns), row_factors(curvature, columns));
   }
 
  private:
@@ -77,27 +109,32 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
     require(rows == n_rows_, "the chunk source returned fewer rows than it counts");
   }
 
-  // out = sum_i scale(i) x_i (with `squared`, of x_i's entries squared), where
-  // `scale(index, chunk, row)` gives row i's factor (0: skipped). Each thread adds
-  // its contiguous share of each chunk into its own vector; the vectors are added
-  // in thread order.
-  template <bool squared = false, typename Scale>
-  void accumulate(double* out, const Scale& scale) {
-    const std::size_t width = n_weights();
+  // out[j * K + k] = sum_i f_ik x_ij (with `squared`: f_ik x_ij^2), where
+  // `factors(index, chunk, row, f)` writes row i's K factors into f and returns
+  // whether any is non-zero (a row of zeros is skipped). Each thread adds its
+  // contiguous share of each chunk into its own vector; the vectors are added in
+  // thread order.
+  template <bool squared, typename Factors>
+  void accumulate(double* out, std::size_t K, const Factors& factors) {
+    const std::size_t width = n_weights() * K;
     const auto team = static_cast<std::size_t>(threads_);
     partial_.assign(team > 1 ? team * width : 0, 0.0);
     std::fill(out, out + width, 0.0);
+    const double bias_factor = squared ? bias_value_ * bias_value_ : bias_value_;
     std::int64_t offset = 0;
     for_each_chunk([&](const CsrView& x) {
       auto add_rows = [&](double* target, std::int64_t begin, std::int64_t end) {
+        std::vector<double> f(K);
+        double* bias_target = target + static_cast<std::size_t>(n_features_) * K;
         for (std::int64_t row = begin; row < end; ++row) {
-          const double factor = scale(offset + row, x, row);
-          if (factor == 0.0) continue;
-          for (std::int64_t k = x.row_begin(row); k < x.row_end(row); ++k) {
-            const auto value = static_cast<double>(x.values[k]);
-            target[x.col_indices[k]] += factor * (squared ? value * value : value);
+          if (!factors(offset + row, x, row, f.data())) continue;
+          for (std::int64_t e = x.row_begin(row); e < x.row_end(row); ++e) {
+            const auto value = static_cast<double>(x.values[e]);
+            const double scale = squared ? value * value : value;
+            double* column = target + static_cast<std::size_t>(x.col_indices[e]) * K;
+            for (std::size_t k = 0; k < K; ++k) column[k] += f[k] * scale;
           }
-          target[n_features_] += factor * (squared ? bias_value_ * bias_value_ : bias_value_);
+          for (std::size_t k = 0; k < K; ++k) bias_target[k] += f[k] * bias_factor;
         }
       };
       if (team <= 1) {
@@ -114,9 +151,9 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static, 1))
       offset += x.n_rows;
     });
     if (team <= 1) return;
-    const auto columns = static_cast<std::int64_t>(width);
+    const auto entries = static_cast<std::int64_t>(width);
 SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
-    for (std::int64_t j = 0; j < columns; ++j) {
+    for (std::int64_t j = 0; j < entries; ++j) {
       double sum = 0.0;
       for (std::size_t t = 0; t < team; ++t) sum += partial_[t * width + static_cast<std::size_t>(j)];
       out[j] = sum;
@@ -128,10 +165,50 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
   double bias_value_;
   int threads_;
   std::int64_t n_rows_;
-  std::vector<double> partial_;  // threads x n_weights, when threads > 1
+  std::vector<double> partial_;  // threads x n_weights x K, when threads > 1
 };
 
 }  // namespace
+
+// The block defaults: one single product per column.
+void MatrixOperations::margins_block(const double* w, int columns, double* out) {
+  const auto K = static_cast<std::size_t>(columns);
+  const std::size_t width = n_weights();
+  const auto rows = static_cast<std::size_t>(n_rows());
+  std::vector<double> column(width), margins(rows);
+  for (std::size_t k = 0; k < K; ++k) {
+    for (std::size_t j = 0; j < width; ++j) column[j] = w[j * K + k];
+    this->margins(column.data(), margins.data());
+    for (std::size_t i = 0; i < rows; ++i) out[i * K + k] = margins[i];
+  }
+}
+
+namespace {
+
+// out[j * K + k] = product(column k of the per-row array `in`), one call per column.
+template <typename Product>
+void per_column(std::size_t rows, std::size_t width, const double* in, int columns, double* out,
+                const Product& product) {
+  const auto K = static_cast<std::size_t>(columns);
+  std::vector<double> row_values(rows), result(width);
+  for (std::size_t k = 0; k < K; ++k) {
+    for (std::size_t i = 0; i < rows; ++i) row_values[i] = in[i * K + k];
+    product(row_values.data(), result.data());
+    for (std::size_t j = 0; j < width; ++j) out[j * K + k] = result[j];
+  }
+}
+
+}  // namespace
+
+void MatrixOperations::transpose_times_block(const double* d, int columns, double* out) {
+  per_column(static_cast<std::size_t>(n_rows()), n_weights(), d, columns, out,
+             [&](const double* in, double* result) { transpose_times(in, result); });
+}
+
+void MatrixOperations::hessian_diagonal_block(const double* curvature, int columns, double* out) {
+  per_column(static_cast<std::size_t>(n_rows()), n_weights(), curvature, columns, out,
+             [&](const double* in, double* result) { hessian_diagonal(in, result); });
+}
 
 std::unique_ptr<MatrixOperations> make_cpu_matrix_operations(ChunkSource& source, std::int32_t n_features,
                                                              double bias_value, int threads) {

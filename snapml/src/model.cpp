@@ -108,12 +108,15 @@ void Model::predict_proba(const CsrView& x, double* out, int threads) const {
   const auto n_classes = static_cast<std::int64_t>(classes.size());
   std::vector<double> scores(static_cast<std::size_t>(x.n_rows) * static_cast<std::size_t>(outputs));
   decision_function(x, scores.data(), threads);
+  const bool softmax = loss_is_per_class(loss);
   [[maybe_unused]] const int team = detail::resolve_threads(threads);
 SNAPML_OMP(parallel for num_threads(team) schedule(static))
   for (std::int64_t row = 0; row < x.n_rows; ++row) {
     const double* s = scores.data() + row * outputs;
     double* p = out + row * n_classes;
-    if (outputs == 1) {
+    if (softmax && outputs > 1) {
+      losses::MultinomialLoss::softmax(s, outputs, p);
+    } else if (outputs == 1) {
       p[1] = sigmoid(s[0]);
       p[0] = 1.0 - p[1];
     } else {

@@ -136,7 +136,22 @@ std::vector<Problem> make_problems(const LabelSummary& summary, const std::vecto
   base.seed = p.seed;
   std::vector<Problem> problems;
   const std::size_t n_classes = summary.classes.size();
-  if (n_classes == 0) {
+  if (loss_is_per_class(p.loss) && n_classes > 2) {
+    // One problem whose weights are a row per class (the multinomial loss),
+    // trained by the primal Newton solver, the only one that takes it.
+    base.classes = summary.classes;
+    base.class_weights = weights;
+    base.solver = SolverChoice::Primal;
+    problems.push_back({base, {}});
+  } else if (loss_is_per_class(p.loss)) {
+    // Two classes: the softmax of two scores is the sigmoid of their difference,
+    // so the multinomial loss is the logistic loss (scikit-learn trains it so too).
+    base.loss = LossKind::Logistic;
+    base.positive_label = summary.classes[1];
+    base.class_weight_positive = weights[1];
+    base.class_weight_negative = weights[0];
+    problems.push_back({base, {}});
+  } else if (n_classes == 0) {
     problems.push_back({base, {}});
   } else if (n_classes == 2) {
     base.positive_label = summary.classes[1];
@@ -172,18 +187,25 @@ void apply_warm_start(const Model& start, const LabelSummary& summary, const Tra
               " features, more than the data's " + std::to_string(summary.n_features));
   start.check();
   const double scaling = p.fit_intercept ? p.intercept_scaling : 0.0;
+  // A problem holds one model row, or all of them (the multinomial loss).
+  const std::size_t rows_each = static_cast<std::size_t>(start.n_outputs()) / problems.size();
+  const auto stride = static_cast<std::size_t>(summary.n_features) + 1;
   for (std::size_t k = 0; k < problems.size(); ++k) {
     std::vector<double>& w = problems[k].state.weights;
-    w.assign(static_cast<std::size_t>(summary.n_features) + 1, 0.0);
-    std::copy_n(start.coef_row(static_cast<int>(k)), start.n_features, w.begin());
-    if (scaling > 0.0) w.back() = start.intercept[k] / scaling;
+    w.assign(stride * rows_each, 0.0);
+    for (std::size_t r = 0; r < rows_each; ++r) {
+      const std::size_t row = k * rows_each + r;
+      std::copy_n(start.coef_row(static_cast<int>(row)), start.n_features, w.begin() + static_cast<std::ptrdiff_t>(r * stride));
+      if (scaling > 0.0) w[r * stride + stride - 1] = start.intercept[row] / scaling;
+    }
   }
 }
 
 Model assemble(const LabelSummary& summary, const std::vector<double>& weights,
                const TrainParameters& p, const std::vector<Problem>& problems) {
   Model model;
-  model.loss = p.loss;
+  // Two classes under the multinomial loss train the logistic loss (make_problems).
+  model.loss = problems.front().parameters.loss;
   model.penalty = p.penalty;
   model.classes = summary.classes;
   model.n_features = summary.n_features;
@@ -195,9 +217,13 @@ Model assemble(const LabelSummary& summary, const std::vector<double>& weights,
   model.class_weight = summary.classes.empty() ? std::vector<double>{} : weights;
   const auto width = static_cast<std::size_t>(summary.n_features);
   for (const Problem& problem : problems) {
+    // n_features + 1 weights per model row; the multinomial problem holds them all.
     const std::vector<double>& w = problem.state.weights;
-    model.coef.insert(model.coef.end(), w.begin(), w.begin() + static_cast<std::ptrdiff_t>(width));
-    model.intercept.push_back(w[width] * model.intercept_scaling);
+    for (std::size_t row = 0; row + width < w.size(); row += width + 1) {
+      const auto begin = w.begin() + static_cast<std::ptrdiff_t>(row);
+      model.coef.insert(model.coef.end(), begin, begin + static_cast<std::ptrdiff_t>(width));
+      model.intercept.push_back(w[row + width] * model.intercept_scaling);
+    }
   }
   model.check();
   return model;
@@ -295,7 +321,11 @@ TrainResult train(ChunkSource& source, Communicator& communicator, const TrainPa
       communicator.size() == 1 && source.resident() && !p.use_gpu && problems.size() > 1 && threads > 1;
   const std::size_t running = side_by_side ? std::min(problems.size(), static_cast<std::size_t>(threads)) : 1;
   // Before anything sized by the feature count is allocated (feature_memory.h).
-  check_feature_memory(summary.n_features, fit_bytes_per_feature(p.penalty, problems.size(), running), p.max_memory);
+  // The multinomial problem keeps K weight vectors (and the Newton solver's few
+  // vectors of that size): counted as K problems.
+  const std::size_t weight_rows =
+      loss_is_per_class(p.loss) && summary.classes.size() > 2 ? summary.classes.size() : problems.size();
+  check_feature_memory(summary.n_features, fit_bytes_per_feature(p.penalty, weight_rows, running), p.max_memory);
   if (p.warm_start) apply_warm_start(*p.warm_start, summary, p, problems);
   // One session for all problems: a GPU one keeps the rows it uploads for the next.
   const std::unique_ptr<SolverSession> session = make_solver_session(p.use_gpu, p.device_ids);

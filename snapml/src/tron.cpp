@@ -28,6 +28,10 @@
 // on the SDCA rule gap <= tol * P(w). With a free intercept or no penalty the
 // dual has a constraint this alpha does not meet: the fit stops on LIBLINEAR's
 // ||g(w)|| <= tol * ||g(0)|| and the records carry NaN for dual and gap.
+//
+// The loss part is a NewtonObjective (tron_objective.h): the scalar losses here,
+// the multinomial loss's K weight vectors in tron_multinomial.cpp; the trust
+// region, CG and the certificate above are the same for both.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -38,6 +42,7 @@
 #include <vector>
 
 #include "omp_threads.h"
+#include "tron_objective.h"
 #include "snapml/error.h"
 #include "snapml/matrix_operations.h"
 #include "snapml/objectives.h"
@@ -59,24 +64,6 @@ void axpy(double scale, const std::vector<double>& b, std::vector<double>& a) {
   for (std::size_t j = 0; j < a.size(); ++j) a[j] += scale * b[j];
 }
 
-// Sum over i < n of term(i), in blocks of rows whose sums are added in order: the
-// same bits for any thread count.
-template <typename Term>
-double ordered_sum(std::int64_t n, int threads, const Term& term) {
-  const std::int64_t blocks = detail::row_blocks(n);
-  std::vector<double> sums(static_cast<std::size_t>(blocks), 0.0);
-SNAPML_OMP(parallel for num_threads(threads) schedule(static))
-  for (std::int64_t block = 0; block < blocks; ++block) {
-    double sum = 0.0;
-    const std::int64_t end = std::min(n, (block + 1) * detail::kRowBlock);
-    for (std::int64_t i = block * detail::kRowBlock; i < end; ++i) sum += term(i);
-    sums[static_cast<std::size_t>(block)] = sum;
-  }
-  double total = 0.0;
-  for (double s : sums) total += s;
-  return total;
-}
-
 // Lin, Weng & Keerthi 2008, section 2.1 (LIBLINEAR's values).
 constexpr double kEta0 = 1e-4;  // accept a step whose actual reduction exceeds eta0 x predicted
 constexpr double kEta1 = 0.25;
@@ -89,6 +76,126 @@ constexpr double kSigma3 = 4.0;
 // gradient falls, which makes the inexact Newton iteration superlinear (Dembo,
 // Eisenstat & Steihaug 1982) for the tight tolerances the gap allows.
 constexpr double kCgTolerance = 0.1;
+// CG is preconditioned by M = (1 - a) I + a diag(H), a = 0.01: Hsia, Chiang & Lin,
+// "Preconditioned conjugate gradient methods in truncated Newton frameworks for
+// large-scale linear classification" (ACML 2018), LIBLINEAR >= 2.20. The diagonal
+// alone (a = 1) helps most where H is badly scaled (large C) but can hurt where it
+// is not; the mix keeps the identity's behaviour there. The trust region is
+// measured in M's norm, ||s||_M = sqrt(s^T M s), as in their Algorithm 2.
+constexpr double kPreconditionerMix = 0.01;
+
+// The scalar primal losses (logistic, squared hinge, squared): one weight vector
+// of n_features + 1 entries, the intercept's last.
+class ScalarObjective final : public detail::NewtonObjective {
+ public:
+  ScalarObjective(MatrixOperations& operations, const SolverParameters& parameters, int threads)
+      : operations_(operations), parameters_(parameters), threads_(threads), n_rows_(operations.n_rows()) {
+    const auto rows = static_cast<std::size_t>(n_rows_);
+    targets_.assign(rows, 0.0);
+    costs_.assign(rows, 0.0);
+    operations_.rows(targets_.data(), costs_.data());
+    const RowTargets row_targets = RowTargets::from(parameters_);
+    for (std::size_t i = 0; i < rows; ++i) {
+      targets_[i] = row_targets.target(targets_[i]);
+      costs_[i] = row_targets.cost(targets_[i], static_cast<float>(costs_[i]));
+    }
+    derivatives_.assign(rows, 0.0);
+    curvatures_.assign(rows, 0.0);
+  }
+
+  std::size_t width() const override { return operations_.n_weights(); }
+  std::size_t intercept_count() const override { return 1; }
+  std::size_t margins_size() const override { return static_cast<std::size_t>(n_rows_); }
+
+  std::vector<double> start(SolverState& state, Communicator& communicator) override {
+    // Warm start: w(alpha) from given dual variables, or the given weights.
+    const auto n_features = static_cast<std::int32_t>(width() - 1);
+    const StartFrom start = warm_start_from(state, n_rows_, n_features);
+    if (start == StartFrom::Alpha) {
+      for_loss([&](const auto& loss) {
+        for (std::size_t i = 0; i < derivatives_.size(); ++i)
+          derivatives_[i] = costs_[i] > 0.0 ? state.alpha[i] * loss.coefficient(targets_[i]) : 0.0;
+      });
+      state.weights.assign(width(), 0.0);
+      operations_.transpose_times(derivatives_.data(), state.weights.data());
+      communicator.allreduce_sum(state.weights.data(), width());
+    } else if (start == StartFrom::Cold) {
+      state.weights.assign(width(), 0.0);
+    }
+    return state.weights;
+  }
+
+  double loss_sum(const std::vector<double>& w, std::vector<double>& margins) override {
+    operations_.margins(w.data(), margins.data());
+    double sum = 0.0;
+    for_loss([&](const auto& loss) {
+      sum = detail::ordered_sum(n_rows_, threads_, [&](std::int64_t i) {
+        const auto k = static_cast<std::size_t>(i);
+        return costs_[k] > 0.0 ? costs_[k] * loss.loss(targets_[k], margins[k]) : 0.0;
+      });
+    });
+    return sum;
+  }
+
+  double gradient(const std::vector<double>& margins, double* g) override {
+    double dual_sum = 0.0;
+    for_loss([&](const auto& loss) {
+      dual_sum = detail::ordered_sum(n_rows_, threads_, [&](std::int64_t i) {
+        const auto k = static_cast<std::size_t>(i);
+        const double cost = costs_[k];
+        if (!(cost > 0.0)) {
+          derivatives_[k] = curvatures_[k] = 0.0;
+          return 0.0;
+        }
+        const double y = targets_[k];
+        derivatives_[k] = cost * loss.primal_derivative(y, margins[k]);
+        curvatures_[k] = cost * loss.primal_curvature(y, margins[k]);
+        // The paired dual point: alpha_i c(y_i) = -C_i loss'(m_i), c(y) = +-1 or 1.
+        const double alpha = -derivatives_[k] * loss.coefficient(y);
+        return loss.dual_value(y, alpha, cost);
+      });
+    });
+    operations_.transpose_times(derivatives_.data(), g);
+    return dual_sum;
+  }
+
+  void hessian_product(const std::vector<double>& v, double* out) override {
+    operations_.hessian_product(curvatures_.data(), v.data(), out);
+  }
+
+  void hessian_diagonal(double* out) override { operations_.hessian_diagonal(curvatures_.data(), out); }
+
+  void finish(const std::vector<double>& w, SolverState& state) override {
+    state.weights = w;
+    // The dual point paired with the final w, one per row (SolverState's contract).
+    state.alpha.assign(static_cast<std::size_t>(n_rows_), 0.0);
+    for_loss([&](const auto& loss) {
+      for (std::size_t i = 0; i < state.alpha.size(); ++i)
+        state.alpha[i] = -derivatives_[i] * loss.coefficient(targets_[i]);
+    });
+  }
+
+ private:
+  template <typename Function>
+  void for_loss(const Function& function) const {
+    // Instantiated for the primal losses only; the solver's constructor refused the others.
+    with_loss(parameters_.loss, parameters_.epsilon, 0.0, [&](const auto& loss) {
+      if constexpr (losses::is_primal_loss<std::decay_t<decltype(loss)>>::value)
+        function(loss);
+      else
+        throw InvalidArgument(std::string("the ") + loss_name(parameters_.loss) + " loss is not a primal loss");
+    });
+  }
+
+  MatrixOperations& operations_;
+  const SolverParameters& parameters_;
+  int threads_;
+  std::int64_t n_rows_;
+  std::vector<double> targets_;      // y_i: +-1, or the regression target
+  std::vector<double> costs_;        // C_i; 0 for a row absent from the problem
+  std::vector<double> derivatives_;  // C_i loss'(m_i) at the last gradient()
+  std::vector<double> curvatures_;   // C_i loss''(m_i) at the last gradient()
+};
 
 class TronCpuSolver final : public Solver {
  public:
@@ -108,16 +215,18 @@ class TronCpuSolver final : public Solver {
   // Whether the duality gap certifies the fit (everything penalised).
   bool certified() const { return parameters_.penalty == Penalty::L2 && parameters_.penalise_intercept; }
 
-  void prepare(ChunkSource& source, Communicator& communicator, SolverState& state);
+  std::vector<double> prepare(ChunkSource& source, Communicator& communicator, SolverState& state);
   // f(w) from its margins (computed into `margins`).
   double value(const std::vector<double>& w, std::vector<double>& margins);
   // g(w) from the margins of w; keeps the curvatures for hessian_product and
   // returns sum_i dual_value(alpha_i) of the paired dual point.
   double gradient(const std::vector<double>& w, const std::vector<double>& margins, std::vector<double>& g);
+  // M = (1 - a) I + a diag(H) at the point of the last gradient().
+  void update_preconditioner();
   // H v at the point of the last gradient().
   void hessian_product(const std::vector<double>& v, std::vector<double>& out);
-  // Steihaug's truncated CG for H s = -g within ||s|| <= delta; returns the
-  // residual r = -g - H s in `r` and the CG iterations.
+  // Steihaug's truncated CG for H s = -g within ||s||_M <= delta, preconditioned
+  // by M; returns the residual r = -g - H s in `r` and the CG iterations.
   int conjugate_gradients(double delta, double forcing, const std::vector<double>& g, std::vector<double>& s,
                           std::vector<double>& r);
   // Appends the record of iterate w (value f, gradient g, dual sum) and returns
@@ -125,77 +234,38 @@ class TronCpuSolver final : public Solver {
   bool record(FitResult& result, const std::vector<double>& w, double f, const std::vector<double>& g,
               double dual_sum, double first_gradient_norm);
 
-  template <typename Function>
-  void for_loss(const Function& function) const {
-    // Instantiated for the primal losses only; the constructor refused the others.
-    with_loss(parameters_.loss, parameters_.epsilon, 0.0, [&](const auto& loss) {
-      if constexpr (losses::is_primal_loss<std::decay_t<decltype(loss)>>::value)
-        function(loss);
-      else
-        throw InvalidArgument(std::string("the ") + loss_name(parameters_.loss) + " loss is not a primal loss");
-    });
-  }
-
   SolverParameters parameters_;
   MatrixOperationsFactory make_operations_;  // the products' backend (CPU threads, GPUs)
   Communicator* communicator_ = nullptr;
   std::unique_ptr<MatrixOperations> operations_;
+  std::unique_ptr<detail::NewtonObjective> objective_;
   std::chrono::steady_clock::time_point started_;
   int threads_ = 1;
-  std::int64_t n_rows_ = 0;
-  std::vector<double> targets_;     // y_i: +-1, or the regression target
-  std::vector<double> costs_;       // C_i; 0 for a row absent from the problem
-  std::vector<double> regulariser_;  // r_j
-  std::vector<double> derivatives_;  // C_i loss'(m_i) at the last gradient()
-  std::vector<double> curvatures_;   // C_i loss''(m_i) at the last gradient()
+  std::vector<double> regulariser_;     // r_j
+  std::vector<double> preconditioner_;  // M_j at the last gradient()
 };
 
-void TronCpuSolver::prepare(ChunkSource& source, Communicator& communicator, SolverState& state) {
+std::vector<double> TronCpuSolver::prepare(ChunkSource& source, Communicator& communicator, SolverState& state) {
   communicator_ = &communicator;
   threads_ = detail::resolve_threads(parameters_.threads);
   std::int64_t features = source.n_features();
   communicator.allreduce_max(&features, 1);
   const auto n_features = static_cast<std::int32_t>(features);
   operations_ = make_operations_(source, n_features, parameters_.intercept_scaling, threads_);
-  n_rows_ = operations_->n_rows();
-  const std::size_t rows = static_cast<std::size_t>(n_rows_);
-  targets_.assign(rows, 0.0);
-  costs_.assign(rows, 0.0);
-  operations_->rows(targets_.data(), costs_.data());
-  const RowTargets row_targets = RowTargets::from(parameters_);
-  for (std::size_t i = 0; i < rows; ++i) {
-    targets_[i] = row_targets.target(targets_[i]);
-    costs_[i] = row_targets.cost(targets_[i], static_cast<float>(costs_[i]));
-  }
-  derivatives_.assign(rows, 0.0);
-  curvatures_.assign(rows, 0.0);
-  const std::size_t width = operations_->n_weights();
+  if (loss_is_per_class(parameters_.loss))
+    objective_ = detail::make_multinomial_objective(*operations_, parameters_, threads_);
+  else
+    objective_ = std::make_unique<ScalarObjective>(*operations_, parameters_, threads_);
+  const std::size_t width = objective_->width();
   regulariser_.assign(width, parameters_.penalty == Penalty::None ? 0.0 : 1.0);
-  if (!parameters_.penalise_intercept) regulariser_.back() = 0.0;
-
-  // Warm start: w(alpha) from given dual variables, or the given weights.
-  const StartFrom start = warm_start_from(state, n_rows_, n_features);
-  if (start == StartFrom::Alpha) {
-    for_loss([&](const auto& loss) {
-      for (std::size_t i = 0; i < rows; ++i) derivatives_[i] = costs_[i] > 0.0 ? state.alpha[i] * loss.coefficient(targets_[i]) : 0.0;
-    });
-    state.weights.assign(width, 0.0);
-    operations_->transpose_times(derivatives_.data(), state.weights.data());
-    communicator.allreduce_sum(state.weights.data(), width);
-  } else if (start == StartFrom::Cold) {
-    state.weights.assign(width, 0.0);
-  }
+  if (!parameters_.penalise_intercept)
+    std::fill(regulariser_.end() - static_cast<std::ptrdiff_t>(objective_->intercept_count()), regulariser_.end(),
+              0.0);
+  return objective_->start(state, communicator);
 }
 
 double TronCpuSolver::value(const std::vector<double>& w, std::vector<double>& margins) {
-  operations_->margins(w.data(), margins.data());
-  double loss_sum = 0.0;
-  for_loss([&](const auto& loss) {
-    loss_sum = ordered_sum(n_rows_, threads_, [&](std::int64_t i) {
-      const auto k = static_cast<std::size_t>(i);
-      return costs_[k] > 0.0 ? costs_[k] * loss.loss(targets_[k], margins[k]) : 0.0;
-    });
-  });
+  double loss_sum = objective_->loss_sum(w, margins);
   communicator_->allreduce_sum(&loss_sum, 1);
   double penalty = 0.0;
   for (std::size_t j = 0; j < w.size(); ++j) penalty += regulariser_[j] * w[j] * w[j];
@@ -204,38 +274,29 @@ double TronCpuSolver::value(const std::vector<double>& w, std::vector<double>& m
 
 double TronCpuSolver::gradient(const std::vector<double>& w, const std::vector<double>& margins,
                                std::vector<double>& g) {
-  double dual_sum = 0.0;
-  for_loss([&](const auto& loss) {
-    dual_sum = ordered_sum(n_rows_, threads_, [&](std::int64_t i) {
-      const auto k = static_cast<std::size_t>(i);
-      const double cost = costs_[k];
-      if (!(cost > 0.0)) {
-        derivatives_[k] = curvatures_[k] = 0.0;
-        return 0.0;
-      }
-      const double y = targets_[k];
-      derivatives_[k] = cost * loss.primal_derivative(y, margins[k]);
-      curvatures_[k] = cost * loss.primal_curvature(y, margins[k]);
-      // The paired dual point: alpha_i c(y_i) = -C_i loss'(m_i), c(y) = +-1 or 1.
-      const double alpha = -derivatives_[k] * loss.coefficient(y);
-      return loss.dual_value(y, alpha, cost);
-    });
-  });
   // One allreduce for X^T d and the dual sum.
   const std::size_t width = w.size();
   g.resize(width + 1);
-  operations_->transpose_times(derivatives_.data(), g.data());
-  g[width] = dual_sum;
+  g[width] = objective_->gradient(margins, g.data());
   communicator_->allreduce_sum(g.data(), g.size());
-  dual_sum = g[width];
+  const double dual_sum = g[width];
   g.resize(width);
   for (std::size_t j = 0; j < width; ++j) g[j] += regulariser_[j] * w[j];
   return dual_sum;
 }
 
+void TronCpuSolver::update_preconditioner() {
+  const std::size_t width = regulariser_.size();
+  preconditioner_.resize(width);
+  objective_->hessian_diagonal(preconditioner_.data());
+  communicator_->allreduce_sum(preconditioner_.data(), width);
+  for (std::size_t j = 0; j < width; ++j)
+    preconditioner_[j] = (1.0 - kPreconditionerMix) + kPreconditionerMix * (regulariser_[j] + preconditioner_[j]);
+}
+
 void TronCpuSolver::hessian_product(const std::vector<double>& v, std::vector<double>& out) {
   out.resize(v.size());
-  operations_->hessian_product(curvatures_.data(), v.data(), out.data());
+  objective_->hessian_product(v, out.data());
   communicator_->allreduce_sum(out.data(), out.size());
   for (std::size_t j = 0; j < v.size(); ++j) out[j] += regulariser_[j] * v[j];
 }
@@ -243,18 +304,29 @@ void TronCpuSolver::hessian_product(const std::vector<double>& v, std::vector<do
 int TronCpuSolver::conjugate_gradients(double delta, double forcing, const std::vector<double>& g,
                                        std::vector<double>& s, std::vector<double>& r) {
   const std::size_t width = g.size();
+  const std::vector<double>& m = preconditioner_;
+  // <a, b>_M = sum_j a_j M_j b_j: the trust region's inner product.
+  auto m_dot = [&](const std::vector<double>& a, const std::vector<double>& b) {
+    double sum = 0.0;
+    for (std::size_t j = 0; j < width; ++j) sum += a[j] * m[j] * b[j];
+    return sum;
+  };
   s.assign(width, 0.0);
   r.resize(width);
-  for (std::size_t j = 0; j < width; ++j) r[j] = -g[j];
-  std::vector<double> d = r;
+  std::vector<double> z(width);
+  for (std::size_t j = 0; j < width; ++j) {
+    r[j] = -g[j];
+    z[j] = r[j] / m[j];
+  }
+  std::vector<double> d = z;
   std::vector<double> hd;
-  double rr = dot(r, r);
-  const double stop = forcing * std::sqrt(rr);
-  // To the boundary along d: the tau >= 0 with ||s + tau d|| = delta.
+  double zr = dot(z, r);  // ||r||^2 in M^-1's norm
+  const double stop = forcing * std::sqrt(zr);
+  // To the boundary along d: the tau >= 0 with ||s + tau d||_M = delta.
   auto to_boundary = [&]() {
-    const double sd = dot(s, d);
-    const double ss = dot(s, s);
-    const double dd = dot(d, d);
+    const double sd = m_dot(s, d);
+    const double ss = m_dot(s, s);
+    const double dd = m_dot(d, d);
     const double room = delta * delta - ss;
     const double root = std::sqrt(std::max(0.0, sd * sd + dd * room));
     const double tau = sd >= 0.0 ? room / (sd + root) : (root - sd) / dd;
@@ -263,7 +335,7 @@ int TronCpuSolver::conjugate_gradients(double delta, double forcing, const std::
   };
   int iterations = 0;
   while (iterations < static_cast<int>(std::min<std::size_t>(width, 1 << 20))) {
-    if (std::sqrt(rr) <= stop) break;
+    if (std::sqrt(zr) <= stop) break;
     ++iterations;
     hessian_product(d, hd);
     const double curvature = dot(d, hd);
@@ -273,18 +345,19 @@ int TronCpuSolver::conjugate_gradients(double delta, double forcing, const std::
       to_boundary();
       break;
     }
-    const double step = rr / curvature;
+    const double step = zr / curvature;
     axpy(step, d, s);
-    if (norm(s) > delta) {
+    if (std::sqrt(m_dot(s, s)) > delta) {
       axpy(-step, d, s);
       to_boundary();
       break;
     }
     axpy(-step, hd, r);
-    const double rr_next = dot(r, r);
-    const double beta = rr_next / rr;
-    for (std::size_t j = 0; j < width; ++j) d[j] = r[j] + beta * d[j];
-    rr = rr_next;
+    for (std::size_t j = 0; j < width; ++j) z[j] = r[j] / m[j];
+    const double zr_next = dot(z, r);
+    const double beta = zr_next / zr;
+    for (std::size_t j = 0; j < width; ++j) d[j] = z[j] + beta * d[j];
+    zr = zr_next;
   }
   return iterations;
 }
@@ -314,10 +387,9 @@ bool TronCpuSolver::record(FitResult& result, const std::vector<double>& w, doub
 
 FitResult TronCpuSolver::fit(ChunkSource& source, Communicator& communicator, SolverState& state) {
   started_ = std::chrono::steady_clock::now();
-  prepare(source, communicator, state);
-  std::vector<double> w = state.weights;
+  std::vector<double> w = prepare(source, communicator, state);
   const std::size_t width = w.size();
-  std::vector<double> margins(static_cast<std::size_t>(n_rows_));
+  std::vector<double> margins(objective_->margins_size());
   std::vector<double> g;
 
   // The gradient rule's reference ||g(0)|| (LIBLINEAR's, whatever the start).
@@ -332,11 +404,13 @@ FitResult TronCpuSolver::fit(ChunkSource& source, Communicator& communicator, So
   double dual_sum = gradient(w, margins, g);
 
   FitResult result;
-  if (record(result, w, f, g, dual_sum, first_gradient_norm)) {
-    state.weights = w;
-  } else {
-    double delta = norm(g);
-    const double start_gradient_norm = delta;
+  if (!record(result, w, f, g, dual_sum, first_gradient_norm)) {
+    update_preconditioner();
+    // Delta_0 = ||g||_{M^-1}: the trust region's norm is M's.
+    double delta = 0.0;
+    for (std::size_t j = 0; j < width; ++j) delta += g[j] * g[j] / preconditioner_[j];
+    delta = std::sqrt(delta);
+    const double start_gradient_norm = norm(g);
     std::vector<double> s, r, trial(width), trial_margins(margins.size());
     // Rejected steps shrink delta at least by sigma2; this bounds their number.
     int steps_left = 10 * parameters_.max_epochs + 100;
@@ -349,7 +423,9 @@ FitResult TronCpuSolver::fit(ChunkSource& source, Communicator& communicator, So
       const double predicted = -0.5 * (gs - dot(s, r));  // -(g.s + 0.5 s.H s)
       const double f_trial = value(trial, trial_margins);
       const double actual = f - f_trial;
-      const double s_norm = norm(s);
+      double s_norm = 0.0;  // ||s||_M
+      for (std::size_t j = 0; j < width; ++j) s_norm += s[j] * preconditioner_[j] * s[j];
+      s_norm = std::sqrt(s_norm);
       if (first_step) delta = std::min(delta, s_norm);  // Algorithm 1: Delta_0 no larger than the first step
       first_step = false;
       // The step length that minimises the quadratic through f, g.s and f_trial.
@@ -371,6 +447,7 @@ FitResult TronCpuSolver::fit(ChunkSource& source, Communicator& communicator, So
         dual_sum = gradient(w, margins, g);
         ++result.epochs;
         if (record(result, w, f, g, dual_sum, first_gradient_norm)) break;
+        update_preconditioner();
       }
       // No further progress is representable: the trust region has shrunk to
       // nothing. (LIBLINEAR also stops when both reductions fall below 1e-12 |f|;
@@ -378,14 +455,9 @@ FitResult TronCpuSolver::fit(ChunkSource& source, Communicator& communicator, So
       // rule or the gap could meet it.)
       if (!(std::fabs(actual) > 0.0) && !(predicted > 0.0)) break;
     }
-    state.weights = w;
   }
-  // The dual point paired with the final w, one per row (SolverState's contract).
-  state.alpha.assign(static_cast<std::size_t>(n_rows_), 0.0);
-  for_loss([&](const auto& loss) {
-    for (std::size_t i = 0; i < state.alpha.size(); ++i)
-      state.alpha[i] = -derivatives_[i] * loss.coefficient(targets_[i]);
-  });
+  objective_->finish(w, state);
+  objective_.reset();
   operations_.reset();
   communicator_ = nullptr;
   return result;

@@ -9,6 +9,9 @@ One ctest test per CASE (tests/mpi/CMakeLists.txt):
   a9a_binary K   the same from a .snap file cut into many chunks
   a9a_streamed K the .snap file streamed by every rank under --max-memory (its share only)
   news20 K       K ranks on news20.multiclass (20 one-vs-rest problems), problem by problem
+  multinomial K  K ranks train news20's first 1500 rows by the multinomial loss (the
+                 primal Newton solver, every product summed over the ranks): the
+                 single-process model to 1e-8
   uneven         more ranks than lines / chunks: ranks with few and with zero rows
   bad_line       a malformed line in the last rank's share only
   missing_file   one rank (of an MPMD launch) names a file that does not exist
@@ -180,6 +183,37 @@ TINY = ("1 " + " ".join(f"{j}:0.{j % 9 + 1}" for j in range(1, 41)) + "\n"
         "-1 3:-1 8:0.5\n")
 
 
+def case_multinomial(tmp):
+    ranks = int(A.ranks)
+    with open(dataset("news20.multiclass")) as f:
+        lines = f.read().splitlines(keepends=True)[:1500]
+    train = f"{tmp}/news20_head.svm"
+    with open(train, "w") as f:
+        f.writelines(lines)
+    common = ["--loss", "multinomial", "-B", 1, "-e", 1e-9, "-n", 1, "--max-iter", 500, "-q"]
+    ok(run([A.train, *common, train, f"{tmp}/single.model"], timeout=300))
+    ok(mpirun(ranks, A.train, *common, train, f"{tmp}/ranks.model", timeout=300))
+    with open(f"{tmp}/single.model") as f:
+        single_text = f.read()
+    with open(f"{tmp}/ranks.model") as f:
+        ranks_text = f.read()
+    check("loss multinomial" in single_text, "the model is not multinomial")
+    single = [float(v) for v in single_text.split() if is_number(v)]
+    ranked = [float(v) for v in ranks_text.split() if is_number(v)]
+    check(len(single) == len(ranked), f"K={ranks}: the models differ in size")
+    scale = 1.0 + max(abs(v) for v in single)
+    worst = max(abs(a - b) for a, b in zip(single, ranked))
+    check(worst <= 1e-8 * scale, f"K={ranks}: the model differs from one process by {worst}")
+
+
+def is_number(text):
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
 def case_uneven(tmp):
     tiny = f"{tmp}/tiny.svm"
     with open(tiny, "w") as f:
@@ -278,7 +312,7 @@ def main():
     A = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         globals()[f"case_{A.case}"](tmp)
-    print(f"ok: {A.case} {A.ranks if A.case.startswith(('a9a', 'news20')) else ''}")
+    print(f"ok: {A.case} {A.ranks if A.case.startswith(('a9a', 'news20', 'multinomial')) else ''}")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,9 @@
 //   margins          m = X w
 //   transpose_times  X^T d
 //   hessian_product  X^T D X v   (D diagonal: the loss's second derivatives)
-//   hessian_diagonal diag(X^T D X): sum_i D_ii x_ij^2 (a Jacobi preconditioner's)
+//   hessian_diagonal diag(X^T D X) = sum_i D_i x_ij^2 (CG's preconditioner)
+// and their block forms over K weight vectors at once (the multinomial loss's K
+// rows: one pass over the data instead of K).
 // Everything else (the losses, the trust region, conjugate gradients, the sums
 // over ranks) is the solver's, written once over this interface; a backend
 // implements the products where the rows are: CPU threads here
@@ -43,8 +45,20 @@ class MatrixOperations {
   // out = sum_i curvature[i] (x_i . v) x_i, skipping the rows whose curvature is 0
   // (the squared hinge's inactive rows). Overwrites out.
   virtual void hessian_product(const double* curvature, const double* v, double* out) = 0;
-  // out[j] = sum_i curvature[i] x_ij^2 (n_weights() entries, overwritten).
+  // out[j] = sum_i curvature[i] x_ij^2 (the diagonal of X^T D X), skipping the
+  // rows whose curvature is 0. Overwrites out.
   virtual void hessian_diagonal(const double* curvature, double* out) = 0;
+
+  // Block forms over `columns` = K vectors: weights feature-major (w[j * K + k],
+  // n_weights() x K), per-row arrays row-major (d[i * K + k], n_rows() x K). The
+  // defaults call the single products once per column; a backend overrides them
+  // with one pass.
+  // out[i * K + k] = x_i . w_k
+  virtual void margins_block(const double* w, int columns, double* out);
+  // out[j * K + k] = sum_i d[i * K + k] x_ij (overwritten)
+  virtual void transpose_times_block(const double* d, int columns, double* out);
+  // out[j * K + k] = sum_i curvature[i * K + k] x_ij^2 (overwritten)
+  virtual void hessian_diagonal_block(const double* curvature, int columns, double* out);
 };
 
 // Builds the backend a fit runs over: (source, global n_features, bias_value,

@@ -1,7 +1,8 @@
 // A trained linear model: what train() returns, predictions, and its files.
 //
 // Binary classification and regression keep one weight row; more than two
-// classes keep one row per class (one-vs-rest). Classes are sorted ascending, as
+// classes keep one row per class (one-vs-rest, or the multinomial loss's rows,
+// trained jointly). Classes are sorted ascending, as
 // scikit-learn's classes_; in a binary model row 0 scores classes[1], the
 // positive class. The model reads and writes its own text format and LIBLINEAR's
 // (model_liblinear.cpp), both through AtomicFile.
@@ -53,9 +54,10 @@ class Model {
   // as LIBLINEAR); regression: the score.
   void predict(const CsrView& x, double* out, int threads = 0) const;
   std::vector<double> predict(const Dataset& data, int threads = 0) const;
-  // Logistic models only: n_rows x n_classes, columns in classes order. Binary:
-  // sigmoid of the score; one-vs-rest: each class's sigmoid normalised to sum 1
-  // (LIBLINEAR's predict_probability).
+  // Logistic and multinomial models only: n_rows x n_classes, columns in classes
+  // order. Binary: sigmoid of the score; one-vs-rest: each class's sigmoid
+  // normalised to sum 1 (LIBLINEAR's predict_probability); multinomial: the
+  // softmax of the scores.
   void predict_proba(const CsrView& x, double* out, int threads = 0) const;
   std::vector<double> predict_proba(const Dataset& data, int threads = 0) const;
 

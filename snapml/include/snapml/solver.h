@@ -54,6 +54,11 @@ struct SolverParameters {
   double positive_label = 1.0;
   double class_weight_positive = 1.0;
   double class_weight_negative = 1.0;
+  // The multinomial loss (one weight vector per class, trained jointly): the
+  // sorted classes, and each class's weight multiplying C; a row's cost is C *
+  // class_weights[its class] * sample_weight. Empty for the other losses.
+  std::vector<double> classes;
+  std::vector<double> class_weights;
   double epsilon = 0.0;            // squared loss: the insensitive zone p
   double intercept_scaling = 0.0;  // value of the constant feature; 0: no intercept
   // Stop when P(w) - D(alpha) <= tol * P(w), checked after every round, or after
@@ -110,7 +115,9 @@ struct FitResult {
 // non-empty `weights` start from the dual point the optimality conditions pair
 // with them (alpha_i from the margin w.x_i, then w = w(alpha)); otherwise a cold
 // start. On return `weights` has n_features + 1 entries (the last one the
-// intercept's weight, 0 without intercept) and `alpha` one per row.
+// intercept's weight, 0 without intercept) and `alpha` one per row. The
+// multinomial loss (K classes): `weights` is K rows of n_features + 1, class by
+// class, and `alpha` K per row (row-major); it warm-starts from weights only.
 struct SolverState {
   std::vector<double> weights;
   std::vector<double> alpha;

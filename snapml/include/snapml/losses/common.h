@@ -26,6 +26,10 @@
 
 namespace snapml::losses {
 
+// kDualDimension (contract.h) of a loss with one dual variable per class of the
+// data (the multinomial loss).
+inline constexpr int kOnePerClass = -1;
+
 // The run-time parameters a loss struct is built from (its static `from`): each
 // loss reads those it has and ignores the others.
 struct LossParameters {

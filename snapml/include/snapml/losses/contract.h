@@ -3,7 +3,8 @@
 // Every loss carries its identity:
 //   kName              the name of model files, the command line and Python
 //   kIsClassification  labels are +-1 classes (else regression targets)
-//   kDualDimension     dual variables a row: 1 for the scalar losses below
+//   kDualDimension     dual variables a row: 1 for the scalar losses below,
+//                      kOnePerClass for one per class (known at run time)
 //   from(LossParameters)  the struct built from the run-time parameters
 // and a loss with kDualDimension == 1 the scalar dual members of common.h's
 // notation: coefficient(y), loss(y, margin), dual_value(y, alpha, C),
@@ -11,8 +12,9 @@
 // alpha_from_margin(y, margin, C).
 //
 // A loss whose dual variable per row is a vector (the multinomial loss: K = the
-// number of classes) declares kDualDimension = K and the vector form of those
-// members, which is_dual_loss does not read. The scalar solvers are not forked
+// number of classes) declares kDualDimension = K, or kOnePerClass when K is the
+// data's class count, and the vector form of those members, which is_dual_loss
+// does not read. The scalar solvers are not forked
 // for it: dispatch.h's with_loss never instantiates a solver body with such a
 // loss and throws InvalidArgument naming it instead, so a vector loss can be
 // listed before any solver takes it; a solver that does reads the trait.
@@ -83,7 +85,19 @@ constexpr bool is_dual_loss() {
   if constexpr (!has_loss_identity<Loss>::value) {
     return false;
   } else {
-    return Loss::kDualDimension >= 1 && (Loss::kDualDimension != 1 || has_scalar_dual<Loss>::value);
+    return (Loss::kDualDimension >= 1 || Loss::kDualDimension == kOnePerClass) &&
+           (Loss::kDualDimension != 1 || has_scalar_dual<Loss>::value);
+  }
+}
+
+// Whether a loss has one dual variable per class (the multinomial loss): the
+// primal Newton solver minimises it (snapml/src/tron_multinomial.cpp).
+template <typename Loss>
+constexpr bool is_per_class_loss() {
+  if constexpr (!is_dual_loss<Loss>()) {
+    return false;
+  } else {
+    return Loss::kDualDimension == kOnePerClass;
   }
 }
 

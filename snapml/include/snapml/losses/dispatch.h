@@ -21,6 +21,7 @@
 #include "snapml/losses/contract.h"
 #include "snapml/losses/hinge.h"
 #include "snapml/losses/logistic.h"
+#include "snapml/losses/multinomial.h"
 #include "snapml/losses/squared.h"
 #include "snapml/losses/squared_hinge.h"
 
@@ -33,7 +34,8 @@ struct LossList {
 
 // Every loss, once. Its position is its LossKind, written in model files by name
 // only (loss_name), so appending keeps every file readable.
-using AllLosses = LossList<losses::LogisticLoss, losses::HingeLoss, losses::SquaredHingeLoss, losses::SquaredLoss>;
+using AllLosses = LossList<losses::LogisticLoss, losses::HingeLoss, losses::SquaredHingeLoss, losses::SquaredLoss,
+                           losses::MultinomialLoss>;
 
 namespace detail {
 
@@ -87,6 +89,7 @@ enum class LossKind : int {
   Hinge = detail::listed_index<losses::HingeLoss>(),
   SquaredHinge = detail::listed_index<losses::SquaredHingeLoss>(),
   Squared = detail::listed_index<losses::SquaredLoss>(),
+  Multinomial = detail::listed_index<losses::MultinomialLoss>(),
 };
 
 template <typename Loss>
@@ -165,8 +168,10 @@ decltype(auto) with_loss_in(int index, const losses::LossParameters& parameters,
       return function(Loss::from(parameters));
     } else {
       throw InvalidArgument(std::string("the ") + Loss::kName + " loss has " +
-                            std::to_string(Loss::kDualDimension) +
-                            " dual variables a row; this solver takes losses with one");
+                            (Loss::kDualDimension == losses::kOnePerClass
+                                 ? std::string("one dual variable per class")
+                                 : std::to_string(Loss::kDualDimension) + " dual variables") +
+                            " a row; this solver takes losses with one");
     }
   });
 }
@@ -199,9 +204,19 @@ inline bool loss_has_probabilities(LossKind kind) {
   return visit_loss_type(kind, [](auto tag) { return losses::has_probabilities<typename decltype(tag)::type>::value; });
 }
 
-// Whether the primal Newton solver minimises the loss (contract.h, is_primal_loss).
+// Whether the primal Newton solver minimises the loss (contract.h, is_primal_loss,
+// and the multinomial loss, is_per_class_loss).
 inline bool loss_is_primal(LossKind kind) {
-  return visit_loss_type(kind, [](auto tag) { return losses::is_primal_loss<typename decltype(tag)::type>::value; });
+  return visit_loss_type(kind, [](auto tag) {
+    using Loss = typename decltype(tag)::type;
+    return losses::is_primal_loss<Loss>::value || losses::is_per_class_loss<Loss>();
+  });
+}
+
+// Whether the loss has one dual variable per class (one model row per class,
+// trained jointly: the multinomial loss).
+inline bool loss_is_per_class(LossKind kind) {
+  return visit_loss_type(kind, [](auto tag) { return losses::is_per_class_loss<typename decltype(tag)::type>(); });
 }
 
 // The loss's kName: the names of model files and of the Python and command-line
