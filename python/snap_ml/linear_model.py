@@ -1,7 +1,8 @@
-"""The estimators: ``LogisticRegression``, ``SupportVectorMachine``, ``LinearRegression``."""
+"""The estimators: scikit-learn's names (``LogisticRegression``, ``LinearSVC``,
+``LinearRegression``, ``Ridge``) and Snap ML's (``SupportVectorMachine``)."""
 
-from ._linear_regression import LinearRegression
+from ._linear_regression import LinearRegression, Ridge
 from ._logistic import LogisticRegression
-from ._svm import SupportVectorMachine
+from ._svm import LinearSVC, SupportVectorMachine
 
-__all__ = ["LinearRegression", "LogisticRegression", "SupportVectorMachine"]
+__all__ = ["LinearRegression", "LinearSVC", "LogisticRegression", "Ridge", "SupportVectorMachine"]
