@@ -13,7 +13,14 @@ from . import datasets
 from ._distributed import mpi_world
 from ._estimator_checks import expected_failed_checks
 from ._model_io import load_model
-from .linear_model import LinearRegression, LinearSVC, LogisticRegression, Ridge, SupportVectorMachine
+from .linear_model import (
+    LinearRegression,
+    LinearSVC,
+    LogisticRegression,
+    LogisticRegressionCV,
+    Ridge,
+    SupportVectorMachine,
+)
 
 __version__ = "0.1.0"
 
@@ -21,6 +28,7 @@ __all__ = [
     "LinearRegression",
     "LinearSVC",
     "LogisticRegression",
+    "LogisticRegressionCV",
     "Ridge",
     "SupportVectorMachine",
     "datasets",

@@ -8,6 +8,7 @@ from snap_ml import (
     LinearRegression,
     LinearSVC,
     LogisticRegression,
+    LogisticRegressionCV,
     Ridge,
     SupportVectorMachine,
     expected_failed_checks,
@@ -22,6 +23,8 @@ ESTIMATORS = [
     SupportVectorMachine(loss="squared_hinge"),
     LinearRegression(),
     Ridge(),
+    LogisticRegressionCV(),
+    LogisticRegressionCV(tol=1e-8),
 ]
 
 

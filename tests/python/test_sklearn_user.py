@@ -32,12 +32,14 @@ from conftest import load_dataset
 
 SKLEARN = types.SimpleNamespace(
     LogisticRegression=sklearn.linear_model.LogisticRegression,
+    LogisticRegressionCV=sklearn.linear_model.LogisticRegressionCV,
     LinearRegression=sklearn.linear_model.LinearRegression,
     Ridge=sklearn.linear_model.Ridge,
     LinearSVC=sklearn.svm.LinearSVC,
 )
 SNAP_ML = types.SimpleNamespace(
     LogisticRegression=snap_ml.LogisticRegression,
+    LogisticRegressionCV=snap_ml.LogisticRegressionCV,
     LinearRegression=snap_ml.LinearRegression,
     Ridge=snap_ml.Ridge,
     LinearSVC=snap_ml.LinearSVC,
@@ -90,6 +92,18 @@ def test_grid_search(cancer):
     (best_sk, scores_sk), (best_ours, scores_ours) = both(grid_search_script, X_train, y_train)
     assert best_ours == best_sk
     np.testing.assert_allclose(scores_ours, scores_sk, atol=0.01)
+
+
+def logistic_cv_script(lm, X_train, X_test, y_train, y_test):
+    scaler = StandardScaler().fit(X_train)
+    model = lm.LogisticRegressionCV(Cs=8, cv=4, scoring="accuracy").fit(scaler.transform(X_train), y_train)
+    return float(np.ravel(model.C_)[0]), model.score(scaler.transform(X_test), y_test)
+
+
+def test_logistic_regression_cv_picks_scikit_learns_C(cancer):
+    (C_sk, s_sk), (C_ours, s_ours) = both(logistic_cv_script, *cancer)
+    assert C_ours == C_sk
+    assert s_ours == pytest.approx(s_sk, abs=0.01)
 
 
 def cross_val_script(lm, X, y):
@@ -354,3 +368,12 @@ def test_snap_ml_names_still_work():
     same = snap_ml.LinearRegression(penalty="l2", C=0.5, tol=1e-8).fit(X, y)
     np.testing.assert_allclose(ridge.coef_, same.coef_)
     assert snap_ml.SupportVectorMachine().loss == "hinge"
+
+
+def test_gpu_request_without_a_cuda_build_says_how_to_install(cancer, monkeypatch):
+    X_train, _, y_train, _ = cancer
+    monkeypatch.setattr(_core, "built_with_cuda", False)
+    for model in (snap_ml.LogisticRegression(device_ids=[0, 1]), snap_ml.LinearSVC(use_gpu=True)):
+        with pytest.raises(ValueError, match=r"built without the CUDA backend.*pip install \.") as error:
+            model.fit(X_train, y_train)
+        assert "SNAPML_CUDA=ON" in str(error.value)
