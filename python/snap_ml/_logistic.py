@@ -26,8 +26,9 @@ class LogisticRegression(SnapClassifier):
     ----------
     penalty : {{"l2", "l1", "elasticnet", None}}, default="l2"
         None (or ``C=np.inf``) fits without a penalty. ``"l1"`` trains by primal
-        coordinate descent with the intercept penalised (scikit-learn's liblinear;
-        pass ``solver="liblinear"``, or ``fit_intercept=False``). With "l2" (or
+        coordinate descent with the intercept penalised, scikit-learn's liblinear
+        problem (with ``solver="auto"`` or ``"liblinear"``; ``"saga"``, whose
+        intercept is free, needs ``fit_intercept=False``). With "l2" (or
         "elasticnet") ``l1_ratio`` decides, as in scikit-learn 1.8+: 0 is l2, 1 is
         l1; the elastic net in between is not trained yet (ValueError).
     C : float, default=1.0
