@@ -11,7 +11,7 @@ debian_packages=(
   pybind11-dev                                               # Python extension
   liblinear-tools                                            # reference peer in tests
 )
-python_packages=(numpy scipy scikit-learn pytest pybind11 scikit-build-core)
+python_packages=(numpy scipy scikit-learn pytest pybind11 scikit-build-core pandas)
 
 missing=()
 for p in "${debian_packages[@]}"; do

@@ -26,6 +26,7 @@ from ._params import (
     resolve_threads,
 )
 from ._snap_file import is_path, open_snap, streaming_message
+from ._solvers import problem
 
 # What fit and predict accept: dense float32/float64 (C or F order, memmaps too)
 # and scipy CSR/CSC/COO; other numeric dtypes are converted to float64 first. A
@@ -61,33 +62,59 @@ class SnapLinearModel(BaseEstimator):
         ``snap_file``: the data is a ``.snap`` path, the only input ``max_memory``
         applies to (arrays are already in memory).
         """
-        check_penalty(self.penalty)
         check_positive("tol", self.tol)
-        check_positive("max_iter", self.max_iter, integer=True)
+        tol = self._tol()
+        max_iter = self._max_iter()
+        check_positive("max_iter", max_iter, integer=True)
         if self.fit_intercept not in (True, False):
             raise ValueError(f"fit_intercept must be True or False, got {self.fit_intercept!r}")
+        intercept_scaling = getattr(self, "intercept_scaling", 1.0)
         if self.fit_intercept:
-            check_positive("intercept_scaling", self.intercept_scaling)
+            check_positive("intercept_scaling", intercept_scaling)
         if not snap_file:
             check_max_memory_for_arrays(self.max_memory)
-        device_ids, max_gpu_memory = check_device_options(
+        use_gpu, device_ids, max_gpu_memory = check_device_options(
             self.use_gpu, self.device_ids, self.max_gpu_memory
         )
         return dict(
             loss=self._loss_name(),
-            penalty=self.penalty,
-            C=resolve_C(self.C, self.regularizer),
-            tol=float(self.tol),
-            max_iter=int(self.max_iter),
+            C=self._core_C(),
+            tol=float(tol),
+            max_iter=int(max_iter),
             fit_intercept=bool(self.fit_intercept),
-            intercept_scaling=float(self.intercept_scaling) if self.fit_intercept else 1.0,
+            intercept_scaling=float(intercept_scaling) if self.fit_intercept else 1.0,
             threads=resolve_threads(self.n_jobs),
             seed=resolve_seed(self.random_state),
-            use_gpu=bool(self.use_gpu),
+            use_gpu=use_gpu,
             device_ids=device_ids,
             max_gpu_memory=max_gpu_memory,
             verbose=bool(self.verbose),
+            **self._problem(use_gpu),
         )
+
+    def _problem(self, use_gpu):
+        """The core's penalty, solver and intercept convention (``_solvers.problem``).
+
+        Snap ML's estimators: ``penalty`` "l2" (dual SDCA) or "l1", the intercept
+        penalised as in LIBLINEAR. The scikit-learn-named estimators override this.
+        """
+        check_penalty(self.penalty)
+        return problem(self.penalty, "dual", True)
+
+    def _max_iter(self):
+        return self.max_iter
+
+    def _tol(self):
+        """The core's tolerance (``tol``, unless the estimator solves to machine precision)."""
+        return self.tol
+
+    def _core_C(self):
+        """The core's C (the loss's weight against 0.5 ||w||^2)."""
+        return resolve_C(self.C, self.regularizer)
+
+    def _penalty_name(self):
+        """The core's penalty name, for the checks made before ``_core_parameters``."""
+        return self._problem(False)["penalty"]
 
     def _loss_name(self):
         return self._loss
@@ -188,7 +215,7 @@ class SnapLinearModel(BaseEstimator):
         # Distributed: every rank passes the same path and reads only its share of
         # the chunks, under its own max_memory (docs/distributed.md, "Python"); a
         # rank whose share cannot be opened fails every rank.
-        distributed = _distributed.resolve_distributed(self.distributed, self.penalty)
+        distributed = _distributed.resolve_distributed(self.distributed, self._penalty_name())
         if distributed:
             with _distributed.agreed_checks():
                 file = open_snap(X, self.max_memory, y, sample_weight, *_distributed.mpi_world())
@@ -219,19 +246,33 @@ class SnapLinearModel(BaseEstimator):
             {key: fit[key] for key in ("epoch", "time", "primal", "dual", "gap")} for fit in fits
         ]
         self._n_iter = np.array([fit["n_iter"] for fit in fits], dtype=np.int32)
-        if not all(fit["converged"] for fit in fits):
+        unconverged = [fit for fit in fits if not fit["converged"]]
+        if any(fit["n_iter"] >= self._max_iter() for fit in unconverged):
             self._warn_not_converged()
+        elif unconverged and self._tol() == self.tol:
+            # The Newton solver stops early when no further decrease is
+            # representable in floating point (snapml/src/tron.cpp). Where the
+            # estimator asked for machine precision itself (_tol below tol) that
+            # is the goal; where the user's tol asked for more, say so.
+            warnings.warn(
+                f"{type(self).__name__} stopped after {max(fit['n_iter'] for fit in unconverged)} "
+                f"iterations where no further decrease is representable in floating point, "
+                f"before meeting tol={self.tol}; the fit is as precise as the data allows, a "
+                "larger tol gives the same model",
+                ConvergenceWarning,
+            )
 
     def _warn_not_converged(self):
         gaps = [
             history["gap"][-1] / max(abs(history["primal"][-1]), np.finfo(float).tiny)
             for history in self.training_history_
-            if len(history["gap"])
+            if len(history["gap"]) and np.isfinite(history["gap"][-1])
         ]
-        worst = max(gaps) if gaps else float("nan")
+        reached = f"with a relative duality gap of {max(gaps):.2e}, " if gaps else ""
         warnings.warn(
-            f"SDCA stopped at max_iter={self.max_iter} epochs with a relative duality gap "
-            f"of {worst:.2e}, above tol={self.tol}; increase max_iter (or tol) to converge",
+            f"{type(self).__name__} stopped at max_iter={self._max_iter()} iterations (epochs of "
+            f"dual coordinate ascent, Newton steps of the primal solver) {reached}before "
+            f"meeting tol={self.tol}; increase max_iter (or tol) to converge",
             ConvergenceWarning,
         )
 
@@ -248,7 +289,7 @@ class SnapLinearModel(BaseEstimator):
             The classes as the core sees them (class indices for arrays, the file's
             label values for a ``.snap`` path); None for regression.
         """
-        if not self.warm_start or not hasattr(self, "coef_"):
+        if not getattr(self, "warm_start", False) or not hasattr(self, "coef_"):
             return None
         coef = np.atleast_2d(self.coef_)
         if n_outputs is not None and coef.shape != (n_outputs, n_features):
@@ -270,7 +311,7 @@ class SnapLinearModel(BaseEstimator):
         model.n_features = coef.shape[1]
         model.coef = np.ascontiguousarray(coef).ravel()
         model.intercept = np.atleast_1d(np.asarray(self.intercept_, dtype=np.float64))
-        model.intercept_scaling = float(self.intercept_scaling) if self.fit_intercept else 0.0
+        model.intercept_scaling = float(getattr(self, "intercept_scaling", 1.0)) if self.fit_intercept else 0.0
         if classes is not None:
             model.classes = np.asarray(classes, dtype=np.float64)
         return model

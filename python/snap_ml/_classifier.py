@@ -109,7 +109,7 @@ class SnapClassifier(ClassifierMixin, SnapLinearModel):
             return self._fit_file(X, y, sample_weight)
         if y is None:
             raise requires_y(self)
-        distributed = _distributed.resolve_distributed(self.distributed, self.penalty)
+        distributed = _distributed.resolve_distributed(self.distributed, self._penalty_name())
         n_features = None
         if distributed:
             # Every rank validates its own rows; the classes and the feature count

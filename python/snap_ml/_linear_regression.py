@@ -1,4 +1,8 @@
-"""Ridge regression (squared loss) and L2-loss support vector regression."""
+"""Regression with the squared loss: scikit-learn's ``LinearRegression`` (least
+squares) and ``Ridge``, and Snap ML's ridge / L2-loss support vector regression
+(``LinearRegression(penalty="l2")``)."""
+
+import numbers
 
 import numpy as np
 from sklearn.base import RegressorMixin
@@ -6,82 +10,39 @@ from sklearn.metrics import r2_score
 
 from . import _distributed
 from ._base import SnapLinearModel, requires_y
-from ._docs import fill
+from ._params import check_penalty, resolve_C
 from ._snap_file import is_path
+from ._solvers import problem
+
+# Ridge's solver names: each solves the same problem, here by the Newton solver.
+_RIDGE_SOLVERS = ("auto", "svd", "cholesky", "lsqr", "sparse_cg", "sag", "saga", "lbfgs")
+# scikit-learn's direct solvers (LinearRegression on dense data, Ridge's auto, svd and
+# cholesky) ignore tol and solve to machine precision. The Newton solver gets there
+# by its relative gradient rule at 1e-10: a few more steps, since it converges
+# superlinearly (diabetes: 8 iterations; coefficients within 1e-9 relative of
+# scikit-learn's on the same float32 values). Smaller values gain nothing.
+_DIRECT_TOL = 1e-10
+_DIRECT_SOLVERS = ("auto", "svd", "cholesky")
 
 
-class LinearRegression(RegressorMixin, SnapLinearModel):
-    __doc__ = fill(
-        """L2-regularised least squares (ridge) trained by stochastic dual coordinate ascent.
+def _check_flags(copy_X, positive):
+    """scikit-learn's ``copy_X`` (X is never modified here) and ``positive`` (refused)."""
+    if copy_X not in (True, False):
+        raise ValueError(f"copy_X must be True or False, got {copy_X!r}")
+    if positive is not False:
+        raise ValueError(
+            f"positive={positive!r}: snap_ml does not constrain the coefficients' sign; use "
+            "scikit-learn's LinearRegression(positive=True) or Ridge(positive=True)"
+        )
 
-    Minimises ``P(w) = sum_i C_i * max(0, |y_i - w.x_i| - epsilon)^2 + 0.5 * ||w||^2``:
-    ridge regression with ``epsilon=0`` (scikit-learn's ``Ridge(alpha=1/(2C))``
-    without a separately handled intercept), LIBLINEAR's L2-loss support vector
-    regression (``-s 12 -p epsilon``) otherwise.
 
-    Parameters
-    ----------
-    epsilon : float, default=0.0
-        Residuals within ``+-epsilon`` cost nothing (scikit-learn's ``LinearSVR``
-        epsilon); 0 is ridge regression.
-    {common}
-
-    Attributes
-    ----------
-    coef_ : ndarray of shape (n_features,)
-        Weights.
-    intercept_ : float
-        ``intercept_scaling`` times the constant feature's weight; 0.0 without intercept.
-    n_iter_ : int
-        Epochs run.
-    {common_attributes}
-
-    See Also
-    --------
-    sklearn.linear_model.Ridge : the scikit-learn estimator closest to this one.
-    """
-    )
+class _SquaredLossRegressor(RegressorMixin, SnapLinearModel):
+    """Fit, predict and score shared by the squared-loss regressors."""
 
     _loss = "squared"
 
-    def __init__(
-        self,
-        *,
-        epsilon=0.0,
-        penalty="l2",
-        tol=1e-3,
-        C=1.0,
-        regularizer=None,
-        fit_intercept=True,
-        intercept_scaling=1.0,
-        max_iter=1000,
-        n_jobs=None,
-        random_state=None,
-        verbose=0,
-        warm_start=False,
-        use_gpu=False,
-        device_ids=None,
-        max_memory=None,
-        max_gpu_memory=None,
-        distributed="auto",
-    ):
-        self.epsilon = epsilon
-        self.penalty = penalty
-        self.tol = tol
-        self.C = C
-        self.regularizer = regularizer
-        self.fit_intercept = fit_intercept
-        self.intercept_scaling = intercept_scaling
-        self.max_iter = max_iter
-        self.n_jobs = n_jobs
-        self.random_state = random_state
-        self.verbose = verbose
-        self.warm_start = warm_start
-        self.use_gpu = use_gpu
-        self.device_ids = device_ids
-        self.max_memory = max_memory
-        self.max_gpu_memory = max_gpu_memory
-        self.distributed = distributed
+    def _epsilon(self):
+        return getattr(self, "epsilon", 0.0)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -89,7 +50,7 @@ class LinearRegression(RegressorMixin, SnapLinearModel):
         return tags
 
     def fit(self, X, y=None, sample_weight=None):
-        """Fit the model by SDCA on (X, y), or on a ``.snap`` file.
+        """Fit the model on (X, y), or on a ``.snap`` file.
 
         Parameters
         ----------
@@ -108,15 +69,16 @@ class LinearRegression(RegressorMixin, SnapLinearModel):
         self : object
             The fitted estimator.
         """
-        if not np.isfinite(self.epsilon) or self.epsilon < 0:
-            raise ValueError(f"epsilon must be a finite number >= 0, got {self.epsilon!r}")
+        epsilon = self._epsilon()
+        if not isinstance(epsilon, numbers.Real) or not np.isfinite(epsilon) or epsilon < 0:
+            raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
         if is_path(X):
             model = self._train_file(X, y, sample_weight, self._warm_model(),
-                                     epsilon=self.epsilon)
+                                     epsilon=epsilon)
             return self._set_fitted(model)
         if y is None:
             raise requires_y(self)
-        distributed = _distributed.resolve_distributed(self.distributed, self.penalty)
+        distributed = _distributed.resolve_distributed(self.distributed, self._penalty_name())
         if distributed:
             with _distributed.agreed_checks():
                 X, y = self._validate_X_y(X, y, y_numeric=True)
@@ -125,7 +87,7 @@ class LinearRegression(RegressorMixin, SnapLinearModel):
             X, y = self._validate_X_y(X, y, y_numeric=True)
             n_features = X.shape[1]
         warm = self._warm_model(1, n_features)
-        model = self._train(X, y.astype(np.float64), sample_weight, warm, epsilon=self.epsilon,
+        model = self._train(X, y.astype(np.float64), sample_weight, warm, epsilon=epsilon,
                             distributed=distributed)
         return self._set_fitted(model)
 
@@ -170,3 +132,237 @@ class LinearRegression(RegressorMixin, SnapLinearModel):
             scores, targets, weights = self._file_scores(X, y, sample_weight)
             return float(r2_score(targets, scores[:, 0], sample_weight=weights))
         return super().score(X, y, sample_weight=sample_weight)
+
+
+class LinearRegression(_SquaredLossRegressor):
+    """Ordinary least squares (scikit-learn's ``LinearRegression``), or Snap ML's
+    ridge and L2-loss support vector regression.
+
+    Minimises ``sum_i s_i (y_i - w.x_i - b)^2`` (``s``: sample weights) with a free
+    intercept by the primal trust-region Newton solver (docs/algorithms.md, "Primal
+    Newton"): the least-squares fit, as scikit-learn's. With ``penalty="l2"`` (or
+    ``regularizer``, Snap ML's spelling, which implies it) the problem is Snap ML's
+    ``sum_i C_i max(0, |y_i - w.x_i| - epsilon)^2 + 0.5 ||w||^2`` with the intercept a
+    regularised constant feature, trained by SDCA: ridge with ``epsilon=0``
+    (``Ridge`` is scikit-learn's ridge), LIBLINEAR's ``-s 12 -p epsilon`` otherwise;
+    ``penalty="l1"`` is the lasso by coordinate descent.
+
+    Parameters
+    ----------
+    fit_intercept : bool, default=True
+    copy_X : bool, default=True
+        Accepted for scikit-learn's scripts; X is never modified.
+    tol : float, default=1e-6
+        Least squares is solved to machine precision, as scikit-learn's solver
+        does on dense data: the Newton solver stops when ``||grad|| <= t *
+        ||grad at w = 0||`` with ``t = min(tol, 1e-10)``. With a penalty: the
+        relative duality gap, as in ``SupportVectorMachine``.
+    n_jobs : int, default=None
+        CPU threads: None means 1, -1 every CPU.
+    positive : bool, default=False
+        True is not supported: ValueError.
+    penalty : {None, "l2", "l1"}, default=None
+        None: least squares. "l2"/"l1": Snap ML's ridge/lasso with ``C``.
+    C : float, default=1.0
+        The loss's weight with a penalty; with ``penalty=None`` anything else than
+        1.0 raises ValueError (it would change nothing).
+    regularizer : float, default=None
+        Snap ML's ``1 / C``; implies ``penalty="l2"`` when ``penalty`` is None.
+    epsilon : float, default=0.0
+        Residuals within ``+-epsilon`` cost nothing (support vector regression).
+    intercept_scaling : float, default=1.0
+        With a penalty, the constant feature's value; ignored without one.
+    max_iter : int, default=1000
+    random_state, verbose, warm_start, use_gpu, device_ids, max_memory,
+    max_gpu_memory, distributed :
+        As in ``SupportVectorMachine``; the GPU trains only a penalised problem.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+    intercept_ : float
+    n_iter_ : int
+        Newton iterations (least squares) or epochs (SDCA).
+    n_features_in_, feature_names_in_, training_history_ :
+        As in ``SupportVectorMachine``.
+
+    See Also
+    --------
+    Ridge, sklearn.linear_model.LinearRegression
+    """
+
+    def __init__(
+        self,
+        *,
+        fit_intercept=True,
+        copy_X=True,
+        tol=1e-6,
+        n_jobs=None,
+        positive=False,
+        penalty=None,
+        C=1.0,
+        regularizer=None,
+        epsilon=0.0,
+        intercept_scaling=1.0,
+        max_iter=1000,
+        random_state=None,
+        verbose=0,
+        warm_start=False,
+        use_gpu=False,
+        device_ids=None,
+        max_memory=None,
+        max_gpu_memory=None,
+        distributed="auto",
+    ):
+        self.fit_intercept = fit_intercept
+        self.copy_X = copy_X
+        self.tol = tol
+        self.n_jobs = n_jobs
+        self.positive = positive
+        self.penalty = penalty
+        self.C = C
+        self.regularizer = regularizer
+        self.epsilon = epsilon
+        self.intercept_scaling = intercept_scaling
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.verbose = verbose
+        self.warm_start = warm_start
+        self.use_gpu = use_gpu
+        self.device_ids = device_ids
+        self.max_memory = max_memory
+        self.max_gpu_memory = max_gpu_memory
+        self.distributed = distributed
+
+    def _problem(self, use_gpu):
+        _check_flags(self.copy_X, self.positive)
+        penalty = self.penalty
+        if penalty is None and self.regularizer is not None:
+            penalty = "l2"  # Snap ML's LinearRegression(regularizer=...) is ridge
+        if penalty is None:
+            if self.C != 1.0:
+                raise ValueError(
+                    f"C={self.C!r} weighs the loss against a penalty, and penalty=None (least "
+                    "squares, the default) has none; pass penalty='l2' (Snap ML's ridge) or "
+                    "'l1' (lasso) with C, or use Ridge(alpha=...)"
+                )
+            return problem("none", "primal", False)
+        check_penalty(penalty)
+        return problem(penalty, "dual", True)
+
+    def _core_C(self):
+        if self._penalty_name() == "none":
+            return 1.0
+        return resolve_C(self.C, self.regularizer)
+
+    def _tol(self):
+        # Least squares solves exactly, as scikit-learn's; a penalised fit keeps tol.
+        return min(self.tol, _DIRECT_TOL) if self._penalty_name() == "none" else self.tol
+
+    @classmethod
+    def _for_loss(cls, loss, **parameters):
+        # A model file holds Snap ML's (LIBLINEAR's) problem: the penalised one.
+        return cls(penalty="l2", **parameters)
+
+
+class Ridge(_SquaredLossRegressor):
+    """scikit-learn's ``Ridge``: ``||y - Xw - b||^2 + alpha * ||w||^2``, intercept free.
+
+    Trained as the core's ``sum_i C_i (y_i - w.x_i - b)^2 + 0.5 ||w||^2`` with
+    ``C = 1 / (2 alpha)`` (the same minimiser: the objective divided by
+    ``2 alpha``), sample weights multiplying C, by the primal trust-region Newton
+    solver; ``alpha=0`` is least squares.
+
+    Parameters
+    ----------
+    alpha : float, default=1.0
+        Regularisation strength, >= 0 (one value: a single target).
+    fit_intercept : bool, default=True
+    copy_X : bool, default=True
+        Accepted; X is never modified.
+    max_iter : int, default=None
+        The most Newton iterations; None means 1000.
+    tol : float, default=1e-4
+        Stop when ``||grad|| <= t * ||grad at w = 0||``: ``t = tol`` with the names of
+        scikit-learn's iterative solvers, ``t = min(tol, 1e-10)`` with its direct
+        ones (auto, svd, cholesky), which solve to machine precision.
+    solver : str, default="auto"
+        Any of scikit-learn's names (auto, svd, cholesky, lsqr, sparse_cg, sag, saga,
+        lbfgs): the same problem, solved here by the Newton solver.
+    positive : bool, default=False
+        True is not supported: ValueError.
+    random_state : int, RandomState instance or None, default=None
+        Accepted (the Newton solver uses no randomness).
+    n_jobs, verbose, warm_start, max_memory, distributed :
+        snap_ml's: CPU threads, progress lines, warm starts, ``.snap`` files,
+        ``mpirun``.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+    intercept_ : float
+    n_iter_ : int
+    n_features_in_, feature_names_in_, training_history_ :
+        As in ``LinearRegression``.
+
+    See Also
+    --------
+    sklearn.linear_model.Ridge
+    """
+
+    def __init__(
+        self,
+        alpha=1.0,
+        *,
+        fit_intercept=True,
+        copy_X=True,
+        max_iter=None,
+        tol=1e-4,
+        solver="auto",
+        positive=False,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
+        warm_start=False,
+        max_memory=None,
+        distributed="auto",
+    ):
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+        self.copy_X = copy_X
+        self.max_iter = max_iter
+        self.tol = tol
+        self.solver = solver
+        self.positive = positive
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+        self.warm_start = warm_start
+        self.max_memory = max_memory
+        self.distributed = distributed
+
+    # Ridge takes no GPU options (as scikit-learn's): it trains on the CPU.
+    use_gpu = False
+    device_ids = None
+    max_gpu_memory = None
+
+    def _max_iter(self):
+        return 1000 if self.max_iter is None else self.max_iter  # None: the solver's default
+
+    def _problem(self, use_gpu):
+        _check_flags(self.copy_X, self.positive)
+        if self.solver not in _RIDGE_SOLVERS:
+            raise ValueError(f"solver must be one of {', '.join(map(repr, _RIDGE_SOLVERS))}, got {self.solver!r}")
+        alpha = self.alpha
+        if not isinstance(alpha, numbers.Real) or isinstance(alpha, bool) or not np.isfinite(alpha) or alpha < 0:
+            raise ValueError(
+                f"alpha must be a finite number >= 0 (one target: snap_ml's Ridge fits a single "
+                f"output), got {alpha!r}"
+            )
+        return problem("none" if alpha == 0 else "l2", "primal", False)
+
+    def _core_C(self):
+        return 1.0 if self.alpha == 0 else 1.0 / (2.0 * float(self.alpha))
+
+    def _tol(self):
+        return min(self.tol, _DIRECT_TOL) if self.solver in _DIRECT_SOLVERS else self.tol

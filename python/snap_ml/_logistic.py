@@ -1,26 +1,91 @@
-"""L2-regularised logistic regression (LIBLINEAR's -s 7, trained by dual SDCA)."""
+"""Logistic regression: scikit-learn's LogisticRegression, trained by the primal
+Newton solver or dual coordinate ascent (docs/python.md has the table)."""
 
 import numpy as np
 from scipy.special import expit
 
 from ._classifier import SnapClassifier
 from ._docs import fill
+from ._params import resolve_C
+from ._solvers import logistic_penalty, logistic_problem
+
+_MULTI_CLASS = ("auto", "ovr", "multinomial")
 
 
 class LogisticRegression(SnapClassifier):
     __doc__ = fill(
-        """L2-regularised logistic regression trained by stochastic dual coordinate ascent.
+        """Logistic regression with scikit-learn's parameters, defaults and answers.
 
-    Minimises ``P(w) = sum_i C_i * log(1 + exp(-y_i w.x_i)) + 0.5 * ||w||^2`` with
-    ``C_i = C * class_weight[y_i] * sample_weight_i``: the problem of scikit-learn's
-    ``LogisticRegression(solver="liblinear")`` (the intercept is a regularised
-    constant feature, see ``intercept_scaling``). More than two classes are fitted
-    one-vs-rest.
+    Minimises ``sum_i C_i * log(1 + exp(-y_i (w.x_i + b))) + 0.5 * ||w||^2`` with
+    ``C_i = C * class_weight[y_i] * sample_weight_i``. By default (``solver="auto"``
+    on the CPU) the intercept ``b`` is free, as in scikit-learn's lbfgs, and the
+    fit is the primal trust-region Newton method (docs/algorithms.md, "Primal
+    Newton"). More than two classes are fitted one-vs-rest for now (``multi_class``).
 
     Parameters
     ----------
-    {common}
-    {class_weight}
+    penalty : {{"l2", "l1", "elasticnet", None}}, default="l2"
+        None (or ``C=np.inf``) fits without a penalty. ``"l1"`` trains by primal
+        coordinate descent with the intercept penalised, scikit-learn's liblinear
+        problem (with ``solver="auto"`` or ``"liblinear"``; ``"saga"``, whose
+        intercept is free, needs ``fit_intercept=False``). With "l2" (or
+        "elasticnet") ``l1_ratio`` decides, as in scikit-learn 1.8+: 0 is l2, 1 is
+        l1; the elastic net in between is not trained yet (ValueError).
+    C : float, default=1.0
+        Inverse of the regularisation strength; ``np.inf``: no penalty.
+    l1_ratio : float, default=0.0
+        scikit-learn's mixing parameter: 0 (l2) or 1 (l1).
+    dual : bool, default=False
+        With ``solver="liblinear"``: the dual formulation (LIBLINEAR's -s 7, our SDCA)
+        instead of the primal (-s 0, our Newton solver). Same problem, same optimum.
+    tol : float, default=1e-4
+        Stop when the relative duality gap ``(P - D) / P`` falls below ``tol`` (the
+        intercept penalised), or, with a free intercept or no penalty, where no dual
+        point certifies the fit, when ``||grad P(w)|| <= tol * ||grad P(0)||``.
+    fit_intercept : bool, default=True
+    intercept_scaling : float, default=1.0
+        With the intercept penalised (liblinear, dual, primal, the GPU), the value
+        of the constant feature whose weight is the intercept; ignored when free.
+    class_weight : dict or "balanced", default=None
+        Multiplies C for the samples of a class. In one-vs-rest a class's weight
+        applies to its own positive samples and the rest weigh 1 (LIBLINEAR's -wi).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the order in which dual coordinate ascent visits the samples. None
+        is a fixed seed: two identical fits give identical models. The Newton
+        solver uses no randomness.
+    solver : str, default="auto"
+        scikit-learn's names solve scikit-learn's problem under that name:
+        ``"lbfgs"``, ``"newton-cg"``, ``"newton-cholesky"``, ``"sag"``, ``"saga"``
+        (free intercept) by the primal Newton solver; ``"liblinear"`` (intercept
+        penalised) by the Newton solver, or dual coordinate ascent with
+        ``dual=True`` or on the GPU. snap_ml's ``"dual"`` (SDCA) and ``"primal"``
+        (Newton) penalise the intercept, as Snap ML and LIBLINEAR do. ``"auto"``:
+        lbfgs's problem on the CPU; on the GPU Snap ML's (intercept penalised, GPU
+        SDCA, the only GPU solver).
+    max_iter : int, default=100
+        The most Newton iterations (primal) or epochs (dual) per binary problem.
+    verbose : int, default=0
+        Print one line per iteration: primal and dual objective, gap, time.
+    warm_start : bool, default=False
+        Start from the previous fit's coefficients (same classes and features).
+    n_jobs : int, default=None
+        CPU threads: None means 1, -1 every CPU. The Newton solver's result does
+        not depend on the timing of the threads; dual coordinate ascent with more
+        than one thread (lock-free updates, PASSCoDe) is not bit-for-bit reproducible.
+    multi_class : {{"auto", "ovr", "multinomial"}}, default="auto"
+        More than two classes: one-vs-rest (``"ovr"``, which ``"auto"`` means for
+        now). ``"multinomial"`` (scikit-learn's default) is not trained yet:
+        ValueError.
+    regularizer : float, default=None
+        Snap ML's name for ``1 / C``; when given it replaces ``C``.
+    use_gpu : bool, default=False
+        Train on a CUDA GPU (Snap ML's name); ``device_ids`` alone asks for it too.
+    device_ids : list of int, default=None
+        CUDA devices to train on, one CoCoA+ partition each (Snap ML's
+        ``LogisticRegression(device_ids=[0, 1])``). Without a CUDA build or without
+        a visible GPU: ValueError saying which.
+    max_memory, max_gpu_memory, distributed :
+        As in ``SupportVectorMachine`` (out-of-core ``.snap`` files, ``mpirun``).
 
     Attributes
     ----------
@@ -29,7 +94,7 @@ class LogisticRegression(SnapClassifier):
 
     See Also
     --------
-    SupportVectorMachine : the hinge and squared-hinge losses.
+    LogisticRegressionCV, LinearSVC, SupportVectorMachine
     sklearn.linear_model.LogisticRegression : the scikit-learn estimator this replaces.
 
     Examples
@@ -45,19 +110,23 @@ class LogisticRegression(SnapClassifier):
 
     def __init__(
         self,
-        *,
         penalty="l2",
-        tol=1e-3,
+        *,
         C=1.0,
-        regularizer=None,
+        l1_ratio=0.0,
+        dual=False,
+        tol=1e-4,
         fit_intercept=True,
         intercept_scaling=1.0,
         class_weight=None,
-        max_iter=1000,
-        n_jobs=None,
         random_state=None,
+        solver="auto",
+        max_iter=100,
         verbose=0,
         warm_start=False,
+        n_jobs=None,
+        multi_class="auto",
+        regularizer=None,
         use_gpu=False,
         device_ids=None,
         max_memory=None,
@@ -65,22 +134,50 @@ class LogisticRegression(SnapClassifier):
         distributed="auto",
     ):
         self.penalty = penalty
-        self.tol = tol
         self.C = C
-        self.regularizer = regularizer
+        self.l1_ratio = l1_ratio
+        self.dual = dual
+        self.tol = tol
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
         self.class_weight = class_weight
-        self.max_iter = max_iter
-        self.n_jobs = n_jobs
         self.random_state = random_state
+        self.solver = solver
+        self.max_iter = max_iter
         self.verbose = verbose
         self.warm_start = warm_start
+        self.n_jobs = n_jobs
+        self.multi_class = multi_class
+        self.regularizer = regularizer
         self.use_gpu = use_gpu
         self.device_ids = device_ids
         self.max_memory = max_memory
         self.max_gpu_memory = max_gpu_memory
         self.distributed = distributed
+
+    def _problem(self, use_gpu):
+        if self.multi_class not in _MULTI_CLASS:
+            raise ValueError(f"multi_class must be 'auto', 'ovr' or 'multinomial', got {self.multi_class!r}")
+        if self.multi_class == "multinomial":
+            # When the core trains the softmax loss, "auto" becomes "multinomial"
+            # for more than two classes, as in scikit-learn.
+            raise ValueError(
+                "multi_class='multinomial' is not trained by snap_ml yet; pass "
+                "multi_class='ovr' (one-vs-rest, what 'auto' means for now), or use "
+                "scikit-learn's LogisticRegression for the multinomial model"
+            )
+        penalty = logistic_penalty(self.penalty, self.l1_ratio, self.C)
+        return logistic_problem(penalty, self.solver, self.dual, self.fit_intercept, use_gpu)
+
+    @classmethod
+    def _for_loss(cls, loss, **parameters):
+        # A model file holds LIBLINEAR's problem (the intercept penalised).
+        return cls(solver="liblinear", **parameters)
+
+    def _core_C(self):
+        if self._penalty_name() == "none":
+            return 1.0  # the loss's scale does not change the unpenalised optimum
+        return resolve_C(self.C, self.regularizer)
 
     def predict_proba(self, X):
         """Class probabilities.

@@ -90,20 +90,36 @@ def resolve_threads(n_jobs):
 
 
 def resolve_seed(random_state):
-    """A 63-bit seed for the core's row permutations from ``random_state``."""
+    """A seed for the core's row permutations from ``random_state``.
+
+    None is a fixed seed (0), not the global RandomState scikit-learn's liblinear
+    draws from: two identical ``fit`` calls give identical models by default.
+    """
+    if random_state is None:
+        return 0
     return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
 
 
+# How to get the GPU backend, for the errors that need it (pyproject.toml builds it
+# when nvcc is found; docs/python.md, "GPU").
+GPU_INSTALL = (
+    "install snap_ml with the GPU backend: with the CUDA toolkit's nvcc on the PATH, "
+    "`pip install .` builds it (or force it: `pip install . -C cmake.define.SNAPML_CUDA=ON`)"
+)
+
+
 def check_device_options(use_gpu, device_ids, max_gpu_memory):
-    """Validate the GPU options.
+    """Validate the GPU options (Snap ML's: ``device_ids`` alone asks for those GPUs).
 
     Returns
     -------
+    use_gpu : bool
+        True when ``use_gpu`` or a non-empty ``device_ids`` asks for the GPU.
     device_ids : list of int
         The CUDA devices for the core (empty: device 0).
     max_gpu_memory : int
         The GPU memory budget in bytes (0: none); an int or a size string such as
-        "8GB", which needs ``use_gpu=True``.
+        "8GB", which needs the GPU.
     """
     if not isinstance(use_gpu, (bool, np.bool_)):
         raise ValueError(f"use_gpu must be True or False, got {use_gpu!r}")
@@ -114,15 +130,21 @@ def check_device_options(use_gpu, device_ids, max_gpu_memory):
         if not all(isinstance(i, numbers.Integral) and i >= 0 for i in ids):
             raise ValueError(f"device_ids must be a list of CUDA device numbers >= 0, got {device_ids!r}")
         ids = [int(i) for i in ids]
-    if ids and not use_gpu:
-        raise ValueError(f"device_ids={device_ids!r} needs use_gpu=True; pass both, or neither")
+    use_gpu = bool(use_gpu) or bool(ids)
     gpu_budget = memory_size("max_gpu_memory", max_gpu_memory)
     if gpu_budget and not use_gpu:
         raise ValueError(
-            f"max_gpu_memory={max_gpu_memory!r} is a GPU memory budget and needs use_gpu=True; "
-            "pass use_gpu=True, or leave max_gpu_memory=None (max_memory is the host budget)"
+            f"max_gpu_memory={max_gpu_memory!r} is a GPU memory budget and needs use_gpu=True "
+            "(or device_ids); pass them, or leave max_gpu_memory=None (max_memory is the host "
+            "budget)"
         )
-    return ids, gpu_budget
+    if use_gpu and not _core.built_with_cuda:
+        raise ValueError(
+            f"device_ids={device_ids!r}, use_gpu={use_gpu!r} ask for a GPU, but this snap_ml was "
+            "built without the CUDA backend (snap_ml._core.built_with_cuda is False); "
+            f"{GPU_INSTALL}, or train on the CPU (no device_ids, use_gpu=False)"
+        )
+    return use_gpu, ids, gpu_budget
 
 
 def check_max_memory_for_arrays(max_memory):

@@ -1,7 +1,10 @@
-"""Linear support vector machines: hinge (LIBLINEAR -s 3) and squared hinge (-s 1)."""
+"""Linear support vector machines: hinge (LIBLINEAR -s 3) and squared hinge (-s 1,
+-s 2): Snap ML's ``SupportVectorMachine`` and scikit-learn's ``LinearSVC``."""
 
 from ._classifier import SnapClassifier
 from ._docs import fill
+from ._params import check_penalty, resolve_C
+from ._solvers import problem
 
 _LOSSES = ("hinge", "squared_hinge")
 
@@ -88,3 +91,136 @@ class SupportVectorMachine(SnapClassifier):
     @classmethod
     def _for_loss(cls, loss, **parameters):
         return cls(loss=loss, **parameters)
+
+
+class LinearSVC(SnapClassifier):
+    """scikit-learn's ``LinearSVC``: its parameters, defaults and problem.
+
+    Minimises ``sum_i C_i * max(0, 1 - y_i (w.x_i + b))^2 + 0.5 * (||w||^2 + w_b^2)``
+    (the squared hinge, scikit-learn's default; ``loss="hinge"`` for the hinge), the
+    intercept a regularised constant feature of value ``intercept_scaling`` as in
+    scikit-learn's (LIBLINEAR's) ``LinearSVC``. More than two classes are fitted
+    one-vs-rest. ``SupportVectorMachine`` is the same model with Snap ML's names
+    and defaults (the hinge loss).
+
+    Parameters
+    ----------
+    penalty : {"l2", "l1"}, default="l2"
+        "l1" trains by primal coordinate descent (LIBLINEAR's -s 5; needs the
+        squared hinge and, as in scikit-learn, ``dual=False`` or "auto").
+    loss : {"squared_hinge", "hinge"}, default="squared_hinge"
+    dual : {"auto", True, False}, default="auto"
+        True: dual coordinate ascent (SDCA, LIBLINEAR's -s 1/-s 3); False: the
+        primal Newton solver (-s 2; the squared hinge only, as in scikit-learn);
+        "auto": the Newton solver for the squared hinge (deterministic, and its
+        iterations hardly depend on C), SDCA for the hinge and on the GPU. The
+        same problem whichever solves it.
+    tol : float, default=1e-4
+        Stop when the relative duality gap ``(P - D) / P`` falls below ``tol``.
+    C : float, default=1.0
+    multi_class : {"ovr"}, default="ovr"
+        "crammer_singer" is not trained: ValueError.
+    fit_intercept : bool, default=True
+    intercept_scaling : float, default=1.0
+    class_weight : dict or "balanced", default=None
+    verbose : int, default=0
+    random_state : int, RandomState instance or None, default=None
+        Seeds SDCA's order of the samples; None is a fixed seed (reproducible fits).
+    max_iter : int, default=1000
+        The most epochs (dual) or Newton iterations (primal) per binary problem.
+    n_jobs, use_gpu, device_ids, max_memory, max_gpu_memory, distributed :
+        snap_ml's, as in ``SupportVectorMachine`` (threads, GPUs, out-of-core
+        ``.snap`` files, ``mpirun``); ``device_ids`` alone asks for the GPU.
+
+    Attributes
+    ----------
+    classes_, coef_, intercept_, n_iter_, n_features_in_, training_history_ :
+        As in ``SupportVectorMachine``.
+
+    See Also
+    --------
+    sklearn.svm.LinearSVC : the scikit-learn estimator this replaces.
+    """
+
+    def __init__(
+        self,
+        penalty="l2",
+        loss="squared_hinge",
+        *,
+        dual="auto",
+        tol=1e-4,
+        C=1.0,
+        multi_class="ovr",
+        fit_intercept=True,
+        intercept_scaling=1.0,
+        class_weight=None,
+        verbose=0,
+        random_state=None,
+        max_iter=1000,
+        n_jobs=None,
+        use_gpu=False,
+        device_ids=None,
+        max_memory=None,
+        max_gpu_memory=None,
+        distributed="auto",
+    ):
+        self.penalty = penalty
+        self.loss = loss
+        self.dual = dual
+        self.tol = tol
+        self.C = C
+        self.multi_class = multi_class
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.class_weight = class_weight
+        self.verbose = verbose
+        self.random_state = random_state
+        self.max_iter = max_iter
+        self.n_jobs = n_jobs
+        self.use_gpu = use_gpu
+        self.device_ids = device_ids
+        self.max_memory = max_memory
+        self.max_gpu_memory = max_gpu_memory
+        self.distributed = distributed
+
+    def _loss_name(self):
+        return SupportVectorMachine._loss_name(self)
+
+    def _core_C(self):
+        return resolve_C(self.C, None)
+
+    def _problem(self, use_gpu):
+        if self.multi_class != "ovr":
+            raise ValueError(
+                f"multi_class={self.multi_class!r} is not trained by snap_ml; pass "
+                "multi_class='ovr' (one-vs-rest), or use scikit-learn's LinearSVC for "
+                "Crammer and Singer's formulation"
+            )
+        check_penalty(self.penalty)
+        if self.dual not in ("auto", True, False):
+            raise ValueError(f"dual must be 'auto', True or False, got {self.dual!r}")
+        loss = self._loss_name()
+        if self.penalty == "l1":
+            if loss == "hinge" or self.dual is True:
+                raise ValueError(
+                    "penalty='l1' is trained with loss='squared_hinge' and dual=False (or "
+                    f"'auto'), as in scikit-learn; got loss={loss!r}, dual={self.dual!r}"
+                )
+            return problem("l1", "primal", True)
+        if self.dual is False and loss == "hinge":
+            raise ValueError(
+                "loss='hinge' has no primal solver (its derivative is not Lipschitz); pass "
+                "dual=True (or 'auto'), or loss='squared_hinge', as in scikit-learn"
+            )
+        if self.dual == "auto":
+            # The squared hinge by the Newton solver: deterministic, superlinear,
+            # indifferent to C, so that weighted and repeated rows give the same
+            # model to rounding (scikit-learn's LinearSVC() picks liblinear's dual
+            # solver on wide data and fails its own sample-weight check there).
+            # The hinge has only the dual solver.
+            solver = "primal" if loss == "squared_hinge" else "dual"
+        else:
+            solver = "dual" if self.dual else "primal"
+        if use_gpu and solver == "primal" and self.dual == "auto":
+            solver = "dual"  # the GPU solver is SDCA: same problem
+        return problem("l2", solver, True)

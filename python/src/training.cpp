@@ -23,6 +23,8 @@
 #include "snap_file.h"
 #include "snapml/communicator.h"
 #include "snapml/error.h"
+#include "snapml/penalty.h"
+#include "snapml/solver.h"
 #include "snapml/threads.h"
 #include "snapml/train.h"
 
@@ -57,12 +59,6 @@ std::function<void(int, const EpochRecord&)> interruptible_progress(bool verbose
       py::print("problem", problem, "epoch", record.epoch, "primal", record.primal, "dual",
                 record.dual, "gap", record.gap, "seconds", record.seconds, py::arg("flush") = true);
   };
-}
-
-Penalty penalty_from_name(const std::string& name) {
-  if (name == "l2") return Penalty::L2;
-  if (name == "l1") return Penalty::L1;
-  throw InvalidArgument("penalty must be \"l1\" or \"l2\", got \"" + name + "\"");
 }
 
 py::dict history_dict(const FitResult& fit) {
@@ -103,14 +99,17 @@ bool warm_start_fits(const Model& start, ChunkSource& source, LossKind loss) {
 }
 
 py::tuple train_any(const py::object& x, const std::string& loss, const std::string& penalty, double C, double tol,
-                    int max_iter, bool fit_intercept, double intercept_scaling,
+                    int max_iter, bool fit_intercept, double intercept_scaling, const std::string& solver,
+                    bool penalise_intercept,
                     const std::map<double, double>& class_weight, bool balanced, double epsilon,
                     int threads, std::uint64_t seed, bool use_gpu, const std::vector<int>& device_ids,
                     const Model* warm_start, bool verbose, std::uint64_t max_gpu_memory, bool distributed,
                     bool penalise_intercept) {
   TrainParameters parameters;
   parameters.loss = loss_from_name(loss);
-  parameters.penalty = penalty_from_name(penalty);
+  parameters.penalty = penalty_from_name(penalty);  // "l2", "l1" or "none" (snapml/penalty.h)
+  parameters.solver = solver_choice_from_name(solver);  // "dual", "primal" or "auto" (snapml/solver.h)
+  parameters.penalise_intercept = penalise_intercept;
   parameters.C = C;
   parameters.tol = tol;
   parameters.max_iter = max_iter;
@@ -177,7 +176,8 @@ void bind_training(py::module_& m) {
         "loss='multinomial': one joint softmax problem (one history, one model row per class) by the primal "
         "Newton solver; penalise_intercept=False leaves the intercepts free (scikit-learn's parameterisation)",
         py::arg("x"), py::arg("loss"), py::arg("penalty"), py::arg("C"), py::arg("tol"), py::arg("max_iter"),
-        py::arg("fit_intercept"), py::arg("intercept_scaling"), py::arg("class_weight"),
+        py::arg("fit_intercept"), py::arg("intercept_scaling"), py::arg("solver"),
+        py::arg("penalise_intercept"), py::arg("class_weight"),
         py::arg("balanced"), py::arg("epsilon"), py::arg("threads"), py::arg("seed"),
         py::arg("use_gpu"), py::arg("device_ids"), py::arg("warm_start"), py::arg("verbose"),
         py::arg("max_gpu_memory") = 0, py::arg("distributed") = false, py::arg("penalise_intercept") = true);

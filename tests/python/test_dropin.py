@@ -2,14 +2,15 @@
 ours gives the same test accuracy (within 0.2 points) and the same primal objective
 (within 1e-4 relative, both solvers run to a tight tolerance).
 
-Why scikit-learn's liblinear solver: snapml regularises the intercept as LIBLINEAR
-does (a constant feature of value intercept_scaling, weight in ||w||^2), so
+Why scikit-learn's liblinear solver: these compare SDCA (snap_ml's solver="liblinear",
+dual=True, LIBLINEAR's -s 7) with LIBLINEAR, which regularises the intercept (a
+constant feature of value intercept_scaling, weight in ||w||^2), so
 
     P(w, b) = sum_i C_i * loss(y_i, w.x_i + b) + 0.5 * (||w||^2 + (b / s)^2),
 
 with s = intercept_scaling. scikit-learn's lbfgs/saga leave the intercept
-unpenalised, a different problem (its optimum differs by more than 1e-4), so
-those comparisons would measure the models' difference, not the solvers'.
+unpenalised, a different problem, which snap_ml's default solver solves
+(tests/python/test_sklearn_user.py compares that one).
 """
 
 import numpy as np
@@ -75,7 +76,7 @@ def compare(ours, theirs, name, C, loss, accuracy_points=0.2):
 @pytest.mark.parametrize("name", ["a9a", "w8a", "mushrooms"])
 def test_logistic_regression_matches_liblinear(name):
     C = 1.0
-    ours = LogisticRegression(C=C, tol=1e-6, max_iter=2000, random_state=0)
+    ours = LogisticRegression(C=C, solver="liblinear", dual=True, tol=1e-6, max_iter=2000, random_state=0)
     theirs = SkLogisticRegression(C=C, solver="liblinear", tol=1e-8, max_iter=1000)
     compare(ours, theirs, name, C, "logistic")
 
@@ -94,7 +95,7 @@ def test_news20_one_vs_rest_matches_liblinear():
     # LIBLINEAR's -s 7, the dual coordinate method snapml's SDCA generalises (the
     # primal trust-region solver is ~20x slower on these 62,061 features).
     X, X_test, y, y_test = split("news20.multiclass", train_size=5000, test_size=3000)
-    ours = LogisticRegression(C=1.0, tol=1e-2, random_state=0).fit(X, y)
+    ours = LogisticRegression(C=1.0, solver="liblinear", dual=True, tol=1e-2, random_state=0).fit(X, y)
     theirs = OneVsRestClassifier(SkLogisticRegression(C=1.0, solver="liblinear", dual=True)).fit(X, y)
     assert ours.coef_.shape == (20, X.shape[1])
     np.testing.assert_array_equal(ours.classes_, theirs.classes_)

@@ -40,7 +40,7 @@ def test_round_trip(tmp_path, data, estimator, format):
 
 def test_regression_round_trip(tmp_path):
     X, y = make_regression(n_samples=100, n_features=5, random_state=0)
-    fitted = LinearRegression(C=10.0).fit(X, y)
+    fitted = LinearRegression(penalty="l2", C=10.0).fit(X, y)
     fitted.save_model(tmp_path / "ridge.model")
     loaded = load_model(tmp_path / "ridge.model")
     assert isinstance(loaded, LinearRegression)

@@ -1,0 +1,181 @@
+"""scikit-learn's LogisticRegressionCV: a warm-started path over Cs per fold."""
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.metrics import get_scorer
+from sklearn.model_selection import check_cv
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, validate_data
+
+from ._base import _ACCEPT_SPARSE, _DTYPES
+from ._logistic import LogisticRegression
+
+# The parameters an inner LogisticRegression takes from this one.
+_SHARED = ("fit_intercept", "dual", "penalty", "solver", "tol", "max_iter", "class_weight",
+           "n_jobs", "verbose", "intercept_scaling", "random_state", "multi_class", "use_gpu",
+           "device_ids", "max_gpu_memory")
+
+
+class LogisticRegressionCV(LogisticRegression):
+    """Logistic regression with C chosen by cross-validation (scikit-learn's
+    ``LogisticRegressionCV``).
+
+    For each fold, one ``LogisticRegression`` is fitted along ``Cs`` from the
+    strongest regularisation to the weakest, each fit warm-started from the
+    previous one (the Newton solver then needs a few iterations per C); the C of
+    the best mean score over the folds is refitted on all the data. The folds
+    train one after another in this process.
+
+    Parameters
+    ----------
+    Cs : int or list of float, default=10
+        An int n: ``np.logspace(-4, 4, n)``, as scikit-learn.
+    cv : int, cross-validation generator or iterable, default=None
+        scikit-learn's ``cv`` (None: 5-fold stratified).
+    scoring : str or callable, default=None
+        A scikit-learn scorer; None is accuracy. Test-fold sample weights are
+        passed to it.
+    refit : bool, default=True
+        Refit on all the data at the best C; False averages the folds'
+        coefficients at the best C, as scikit-learn.
+    l1_ratios : None
+        Only None (no elastic net).
+    fit_intercept, dual, penalty, solver, tol, max_iter, class_weight, n_jobs,
+    verbose, intercept_scaling, random_state, multi_class, use_gpu, device_ids,
+    max_gpu_memory :
+        As in ``LogisticRegression``.
+
+    Attributes
+    ----------
+    Cs_ : ndarray of shape (n_Cs,)
+    C_ : ndarray of shape (n_outputs,)
+        The chosen C (one value, repeated per output as scikit-learn's).
+    scores_ : dict of {class: ndarray of shape (n_folds, n_Cs)}
+        The test score of every fold and C (the same array for every class).
+    classes_, coef_, intercept_, n_iter_, n_features_in_, training_history_ :
+        Of the final model, as in ``LogisticRegression``.
+    """
+
+    def __init__(
+        self,
+        *,
+        Cs=10,
+        fit_intercept=True,
+        cv=None,
+        dual=False,
+        penalty="l2",
+        scoring=None,
+        solver="auto",
+        tol=1e-4,
+        max_iter=100,
+        class_weight=None,
+        n_jobs=None,
+        verbose=0,
+        refit=True,
+        intercept_scaling=1.0,
+        random_state=None,
+        l1_ratios=None,
+        multi_class="auto",
+        use_gpu=False,
+        device_ids=None,
+        max_gpu_memory=None,
+    ):
+        self.Cs = Cs
+        self.fit_intercept = fit_intercept
+        self.cv = cv
+        self.dual = dual
+        self.penalty = penalty
+        self.scoring = scoring
+        self.solver = solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.class_weight = class_weight
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+        self.refit = refit
+        self.intercept_scaling = intercept_scaling
+        self.random_state = random_state
+        self.l1_ratios = l1_ratios
+        self.multi_class = multi_class
+        self.use_gpu = use_gpu
+        self.device_ids = device_ids
+        self.max_gpu_memory = max_gpu_memory
+
+    # LogisticRegression's parameters this class fixes.
+    C = 1.0
+    l1_ratio = 0.0
+    regularizer = None
+    warm_start = False
+    max_memory = None
+    distributed = False
+
+    def _path_model(self):
+        return LogisticRegression(warm_start=True, distributed=False,
+                                  **{name: getattr(self, name) for name in _SHARED})
+
+    def fit(self, X, y, sample_weight=None):
+        """Cross-validate C over ``Cs``, then fit at the best one.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self : object
+        """
+        if self.l1_ratios is not None:
+            raise ValueError(
+                f"l1_ratios={self.l1_ratios!r} asks for the elastic net, which snap_ml does not "
+                "train yet; leave l1_ratios=None (penalty l2 or l1)"
+            )
+        if self.refit not in (True, False):
+            raise ValueError(f"refit must be True or False, got {self.refit!r}")
+        X, y = validate_data(self, X, y, accept_sparse=_ACCEPT_SPARSE, accept_large_sparse=True,
+                             dtype=_DTYPES, multi_output=False)
+        if hasattr(X, "tocsr"):
+            X = X.tocsr()  # rows are taken per fold
+        check_classification_targets(y)
+        weights = _check_sample_weight(sample_weight, X)
+        if isinstance(self.Cs, (int, np.integer)) and not isinstance(self.Cs, bool):
+            if self.Cs < 1:
+                raise ValueError(f"Cs must be an integer >= 1 or a list of C values, got {self.Cs!r}")
+            Cs = np.logspace(-4, 4, int(self.Cs))
+        else:
+            Cs = np.asarray(self.Cs, dtype=np.float64).ravel()
+        order = np.argsort(Cs)  # the path: strongest regularisation first
+        scorer = get_scorer(self.scoring if self.scoring is not None else "accuracy")
+        folds = list(check_cv(self.cv, y, classifier=True).split(X, y))
+        scores = np.empty((len(folds), Cs.size))
+        fold_models = []
+        for k, (train, test) in enumerate(folds):
+            model = self._path_model()
+            coefs = [None] * Cs.size
+            for j in order:
+                model.set_params(C=float(Cs[j])).fit(X[train], y[train], sample_weight=weights[train])
+                # A test fold whose weights are all zero has no score.
+                scores[k, j] = (scorer(model, X[test], y[test], sample_weight=weights[test])
+                                if weights[test].any() else np.nan)
+                coefs[j] = (model.coef_.copy(), model.intercept_.copy())
+            fold_models.append(coefs)
+        best = int(np.nanargmax(np.nanmean(scores, axis=0)))
+        final = clone(self._path_model()).set_params(C=float(Cs[best]), warm_start=False)
+        final.fit(X, y, sample_weight=weights)
+        if not self.refit:
+            final.coef_ = np.mean([coefs[best][0] for coefs in fold_models], axis=0)
+            final.intercept_ = np.mean([coefs[best][1] for coefs in fold_models], axis=0)
+        self.Cs_ = Cs
+        self.classes_ = final.classes_
+        self.coef_ = final.coef_
+        self.intercept_ = final.intercept_
+        self.n_iter_ = final.n_iter_
+        self.training_history_ = final.training_history_
+        self.C_ = np.full(self.coef_.shape[0], Cs[best])
+        keys = self.classes_[1:] if self.classes_.size == 2 else self.classes_
+        self.scores_ = {key: scores for key in keys}
+        return self
+
+    def _problem(self, use_gpu):
+        return self._path_model()._problem(use_gpu)

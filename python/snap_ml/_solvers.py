@@ -1,0 +1,123 @@
+"""scikit-learn's solver and penalty names as the core's problem and algorithm.
+
+A scikit-learn estimator's parameters decide two things the core keeps apart:
+
+- the problem: the penalty (``"l2"``, ``"l1"`` or ``"none"``) and whether the
+  intercept is in it (``penalise_intercept``: LIBLINEAR's convention, and that of
+  scikit-learn's ``solver="liblinear"`` and ``LinearSVC``) or free (scikit-learn's
+  lbfgs, newton-cg, newton-cholesky, sag and saga, ``Ridge``, ``LinearRegression``);
+- the algorithm: dual coordinate ascent (SDCA, CPU or GPU), the primal
+  trust-region Newton method (TRON, CPU; docs/algorithms.md "Primal Newton"), or
+  ``"auto"``, which picks by the data (solver_factory.h, ``auto_picks_primal``).
+  Penalty l1 always trains by primal coordinate descent.
+
+Every solver name of scikit-learn solves the problem scikit-learn solves under
+that name, by whichever of our algorithms solves it: the names of smooth primal
+methods (lbfgs, newton-cg, newton-cholesky) and of the stochastic ones (sag,
+saga) by TRON, which reaches the same optimum in a few Newton steps and, unlike
+sag/saga, deterministically; liblinear by TRON (``dual=False``, LIBLINEAR's -s 0
+and -s 2) or SDCA (``dual=True``, -s 7 and -s 1).
+"""
+
+import numbers
+
+import numpy as np
+
+# scikit-learn's names whose problem leaves the intercept free, trained by TRON.
+FREE_INTERCEPT_SOLVERS = ("lbfgs", "newton-cg", "newton-cholesky", "sag", "saga")
+# Our own names (Snap ML's and the core's): the intercept is penalised
+# (LIBLINEAR's convention, the dual solvers' only one).
+CORE_SOLVERS = ("dual", "primal")
+
+
+def problem(penalty, solver, penalise_intercept):
+    """The core's keywords for the problem and its algorithm."""
+    return dict(penalty=penalty, solver=solver, penalise_intercept=bool(penalise_intercept))
+
+
+def logistic_penalty(penalty, l1_ratio, C):
+    """The core's penalty name from LogisticRegression's ``penalty``, ``l1_ratio`` and ``C``.
+
+    scikit-learn 1.8+ deprecates ``penalty`` in favour of ``l1_ratio`` (0: l2, 1: l1,
+    between: elastic net) and ``C=np.inf`` (no penalty); both spellings are
+    accepted. Returns "l2", "l1" or "none".
+    """
+    if penalty not in (None, "l2", "l1", "elasticnet", "deprecated"):
+        raise ValueError(
+            f"penalty must be 'l2', 'l1', 'elasticnet' or None, got {penalty!r}"
+        )
+    if penalty is None or (isinstance(C, numbers.Real) and np.isinf(C) and C > 0):
+        return "none"
+    if penalty == "l1":
+        return "l1"
+    if not isinstance(l1_ratio, numbers.Real) or isinstance(l1_ratio, bool) or not 0 <= l1_ratio <= 1:
+        raise ValueError(f"l1_ratio must be a number in [0, 1], got {l1_ratio!r}")
+    if l1_ratio == 1:
+        return "l1"
+    if l1_ratio == 0:
+        return "l2"
+    raise ValueError(
+        f"l1_ratio={l1_ratio!r} asks for the elastic net, which snap_ml does not train yet; "
+        "use l1_ratio=0 (penalty 'l2', the default) or l1_ratio=1 (penalty 'l1'), or "
+        "scikit-learn's LogisticRegression(solver='saga', l1_ratio=...)"
+    )
+
+
+def logistic_problem(penalty, solver, dual, fit_intercept, use_gpu):
+    """LogisticRegression's (penalty, solver, dual) as the core's problem.
+
+    ``solver="auto"`` (the default) is scikit-learn's lbfgs problem (free
+    intercept, by TRON) on the CPU and Snap ML's on the GPU (intercept penalised,
+    by GPU SDCA: the only GPU solver), so that ``LogisticRegression(device_ids=[0])``
+    trains there as Snap ML's does; with penalty l1, liblinear's (the intercept
+    penalised: the only L1 solver).
+    """
+    names = FREE_INTERCEPT_SOLVERS + ("liblinear", "auto") + CORE_SOLVERS
+    if solver not in names:
+        raise ValueError(f"solver must be one of {', '.join(map(repr, names))}, got {solver!r}")
+    if dual not in (True, False):
+        raise ValueError(f"dual must be True or False, got {dual!r}")
+    if dual and solver not in ("liblinear", "dual"):
+        raise ValueError(
+            f"dual=True is scikit-learn's liblinear dual formulation; pass solver='liblinear' "
+            f"(or snap_ml's solver='dual') with it, not solver={solver!r}"
+        )
+    if dual and penalty != "l2":
+        raise ValueError(f"dual=True needs penalty 'l2', got {penalty!r}")
+    if penalty == "none" and solver in ("liblinear", "dual"):
+        raise ValueError(
+            f"solver={solver!r} needs a penalty (it is LIBLINEAR's); for no penalty pass "
+            "solver='lbfgs' (or 'primal', 'auto')"
+        )
+    if solver == "auto":
+        # Penalty l1 has one solver, LIBLINEAR's (intercept penalised).
+        if use_gpu or penalty == "l1":
+            return problem(penalty, "dual", True)
+        return problem(penalty, "primal", False)
+    if solver in FREE_INTERCEPT_SOLVERS:
+        if penalty == "l1" and fit_intercept:
+            raise ValueError(
+                f"penalty 'l1' with solver={solver!r} leaves the intercept free, which snap_ml's "
+                "L1 solver (primal coordinate descent, LIBLINEAR's) does not do; pass "
+                "solver='liblinear' (the intercept is then penalised, as in scikit-learn's "
+                "liblinear) or fit_intercept=False"
+            )
+        if penalty == "l1" and solver != "saga":
+            raise ValueError(
+                f"solver={solver!r} supports only 'l2' or no penalty (as in scikit-learn); "
+                "pass solver='liblinear' or 'saga' for penalty 'l1'"
+            )
+        if use_gpu:
+            if fit_intercept or penalty == "none":
+                raise ValueError(
+                    f"solver={solver!r} leaves the intercept free, which only the CPU Newton "
+                    "solver trains; on the GPU pass solver='liblinear' (or solver='auto', the "
+                    "default: the intercept is then penalised, as in Snap ML), or "
+                    "fit_intercept=False, or train without device_ids/use_gpu"
+                )
+            return problem(penalty, "dual", True)  # no intercept: the same problem
+        return problem(penalty, "primal", False)
+    if solver == "liblinear":
+        # LIBLINEAR's -s 0 (primal) / -s 7 (dual); the GPU trains only the dual.
+        return problem(penalty, "dual" if dual or use_gpu else "primal", True)
+    return problem(penalty, solver, True)
