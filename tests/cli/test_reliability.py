@@ -76,6 +76,19 @@ def case_nonfinite_model(scratch):
                     "(a finite number), found 'nan'")
 
 
+def case_criteo_gen_rows(scratch):
+    """A first row whose last row passes 2^63 - 1 is refused (exit 1) instead of writing nothing."""
+    out = os.path.join(scratch, "rows.tsv")
+    expect_exit(tool("criteo_gen", "--first-row", "9223372036854775800", "--rows", "10", "--output", out), 1,
+                "first_row + rows must be at most 2^63 - 1", "use a first row of at most 9223372036854775797")
+    check(not os.path.exists(out), "a refused generation wrote a file")
+    # The last representable rows are still generated.
+    expect_exit(tool("criteo_gen", "--first-row", "9223372036854775797", "--rows", "10", "--output", out,
+                     "--threads", "1"), 0)
+    with open(out) as f:
+        check(len(f.read().splitlines()) == 10, "the rows up to 2^63 - 1 were not all written")
+
+
 CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 
