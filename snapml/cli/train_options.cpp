@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 
 #include "cli_common.h"
 #include "snapml/datasets/streamed_binary_source.h"
@@ -114,19 +115,22 @@ TrainOptions parse_train_options(int argc, char** argv) {
                      "L2: dual (SDCA), primal (trust-region Newton; logistic, squared hinge, squared) or auto "
                      "(primal when C * max ||x_i||^2 > 100); default: primal for -s 0, 2, 11, else dual")
           ->check(CLI::IsMember({"dual", "primal", "auto"}));
-  app.add_option("-c", p.C, "cost C, the inverse of the regularisation strength (default 1)")
-      ->check(CLI::PositiveNumber);
+  app.add_option("-c", p.C, "cost C, the inverse of the regularisation strength (default 1; at most 1e100, "
+                            "past which the fit's arithmetic overflows: kMaxCost in snapml/solver.h)")
+      ->check(positive_number(kMaxCost));
   auto* epsilon_option =
       app.add_option("-p", epsilon, "epsilon of the regression loss's insensitive zone (default 0.1)")
-          ->check(CLI::NonNegativeNumber);
+          ->check(non_negative_number());
   app.add_option("-e,--tol", p.tol,
                  "stop when the duality gap P(w) - D(alpha) <= tol * P(w) (default 0.001); not LIBLINEAR's "
                  "per-solver criterion. L1 (-s 5, 6): when the summed minimum-norm sub-gradient is <= tol "
                  "times the first epoch's, LIBLINEAR's rule")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--max-iter", p.max_iter, "most epochs per problem (default 1000)")->check(CLI::PositiveNumber);
+      ->check(positive_number());
+  app.add_option("--max-iter", p.max_iter, "most epochs per problem (default 1000)")->check(positive_number());
   app.add_option("-B", bias,
-                 "bias: > 0 adds a constant feature of this value (the intercept); <= 0 none (default -1)");
+                 "bias: > 0 adds a constant feature of this value (the intercept, at most 1e100); <= 0 none "
+                 "(default -1)")
+      ->check(number_in(-std::numeric_limits<double>::max(), kMaxInterceptScaling));
   app.add_option("--weight", weights,
                  "LABEL:WEIGHT, multiplies C for that class; LIBLINEAR's -wLABEL WEIGHT (e.g. -w1 2 -w-1 0.5) "
                  "is the same")
@@ -139,12 +143,12 @@ TrainOptions parse_train_options(int argc, char** argv) {
           ->check(CLI::Range(2, 1 << 30));
   app.add_option("-n,--threads", p.threads,
                  "CPU threads (default 0: all; under mpirun: per rank, default this rank's share of the machine)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   p.local_epochs = kDefaultLocalEpochs;
   app.add_option("--local-epochs", p.local_epochs,
                  "under mpirun: local SDCA epochs per CoCoA+ round, between two allreduces of the weights "
                  "(default " + std::to_string(kDefaultLocalEpochs) + "; docs/distributed.md)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   std::string cocoa_sigma = "adaptive";
   app.add_option("--cocoa-sigma", cocoa_sigma,
                  "under mpirun: CoCoA+'s sigma', 'adaptive' (default: measured overlap of the ranks' changes, "
@@ -174,7 +178,7 @@ TrainOptions parse_train_options(int argc, char** argv) {
   app.add_option("--devices", p.device_ids, "GPU device ids, comma-separated (default 0); needs --gpu")
       ->delimiter(',')
       ->allow_extra_args(false)
-      ->check(CLI::NonNegativeNumber)
+      ->check(non_negative_number())
       ->needs(gpu_option);
   auto* max_memory_option = app.add_option(
       "--max-memory", max_memory,
