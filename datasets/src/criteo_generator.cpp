@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <exception>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -282,6 +283,13 @@ void generate_block(const World& world, std::uint64_t seed, std::int64_t first, 
 void validate(const CriteoGeneratorOptions& o) {
   require(o.rows >= 0, "CriteoGeneratorOptions.rows must be >= 0, got " + std::to_string(o.rows));
   require(o.first_row >= 0, "CriteoGeneratorOptions.first_row must be >= 0, got " + std::to_string(o.first_row));
+  // Row numbers are signed 64-bit and the end of the range, first_row + rows, must be one.
+  constexpr std::int64_t kMaxRow = std::numeric_limits<std::int64_t>::max();
+  require(o.rows <= kMaxRow - o.first_row, [&] {
+    return "CriteoGeneratorOptions.first_row + rows must be at most 2^63 - 1 = " + std::to_string(kMaxRow) +
+           ", got first_row " + std::to_string(o.first_row) + " and rows " + std::to_string(o.rows) +
+           ": use a first row of at most " + std::to_string(kMaxRow - o.rows);
+  });
   require(o.click_rate > 0 && o.click_rate < 1,
           "CriteoGeneratorOptions.click_rate must be in (0, 1), got " + std::to_string(o.click_rate));
   require(o.zipf_exponent > 0,
@@ -307,7 +315,8 @@ CriteoGeneratorStats generate_criteo(const CriteoGeneratorOptions& options,
   // Blocks of a few MiB of text; a batch of two per thread keeps the threads busy
   // while bounding the memory to the batch.
   constexpr std::int64_t kBlockRows = 8192;
-  const std::int64_t n_blocks = (options.rows + kBlockRows - 1) / kBlockRows;
+  // Written so that no intermediate exceeds rows (which may be near 2^63 - 1).
+  const std::int64_t n_blocks = options.rows / kBlockRows + (options.rows % kBlockRows != 0);
   const std::int64_t batch = 2 * threads;
   std::vector<std::string> texts(static_cast<std::size_t>(batch));
   std::vector<BlockStats> block_stats(static_cast<std::size_t>(batch));
@@ -323,7 +332,7 @@ CriteoGeneratorStats generate_criteo(const CriteoGeneratorOptions& options,
       const std::int64_t first = (batch_first + b) * kBlockRows;
       try {
         generate_block(world, options.seed, options.first_row + first,
-                       options.first_row + std::min(options.rows, first + kBlockRows), texts[i], block_stats[i]);
+                       options.first_row + first + std::min(options.rows - first, kBlockRows), texts[i], block_stats[i]);
       } catch (...) {
         errors[i] = std::current_exception();
       }

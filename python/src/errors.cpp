@@ -16,13 +16,14 @@ void bind_errors(py::module_& m) {
     try {
       if (failure) std::rethrow_exception(failure);
     } catch (const InvalidArgument& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
+      // InputError escapes its own text; the others may carry a path or a value.
+      PyErr_SetString(PyExc_ValueError, printable(e.what()).c_str());
     } catch (const InputError& e) {
       PyErr_SetString(PyExc_ValueError, e.what());
     } catch (const Unsupported& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
+      PyErr_SetString(PyExc_ValueError, printable(e.what()).c_str());
     } catch (const IoError& e) {
-      PyErr_SetString(PyExc_OSError, e.what());
+      PyErr_SetString(PyExc_OSError, printable(e.what()).c_str());
     }
   });
 }

@@ -1,5 +1,8 @@
 #include "cli_common.h"
 
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <iostream>
@@ -28,9 +31,29 @@ int usable_threads(const std::string& program, int requested, bool quiet) {
   return usable;
 }
 
+CLI::Validator number_in(double low, double high, bool low_open) {
+  const std::string range = (low_open ? "(" : "[") + number_text(low) + ", " + number_text(high) + "]";
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        const double value = std::strtod(text.c_str(), &end);
+        if (text.empty() || end != text.c_str() + text.size()) return "'" + text + "' is not a number";
+        if (!std::isfinite(value) || value < low || (low_open && value == low) || value > high)
+          return text + " is not in " + range;
+        return "";
+      },
+      "NUMBER in " + range);
+}
+
+CLI::Validator positive_number(double high) { return number_in(0.0, high, true); }
+CLI::Validator non_negative_number(double high) { return number_in(0.0, high, false); }
+
 int run_tool(const std::string& program, const std::function<int()>& body) {
+  // Paths and values from the command line or the input reach messages: escaped
+  // (printable, snapml/error.h) so that no control byte reaches the terminal.
   auto fail = [&](int code, const char* message) {
-    std::cerr << program << ": " << message << "\n";
+    std::cerr << program << ": " << printable(message) << "\n";
     return code;
   };
   // The most derived types first: InputError and IoError are snapml::Errors too.
@@ -53,7 +76,7 @@ int run_tool(const std::string& program, const std::function<int()>& body) {
   } catch (const CLI::Error& e) {
     return fail(kExitUsage, e.what());
   } catch (const std::exception& e) {
-    std::cerr << program << ": internal error: " << e.what() << "\n";
+    std::cerr << program << ": internal error: " << printable(e.what()) << "\n";
     return kExitInternal;
   }
 }

@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <limits>
 #include <string>
 
 namespace snapml::cli {
@@ -32,6 +33,15 @@ void parse_command_line(CLI::App& app, int argc, char** argv);
 // A -n / --threads count as the library runs it: at most thread_limit()
 // (snapml/threads.h); a larger one is lowered, with a note on stderr unless `quiet`.
 int usable_threads(const std::string& program, int requested, bool quiet);
+
+// A validator for a numeric option: a finite number in [low, high], or in
+// (low, high] when `low_open`. Its message gives the value and the range in the
+// shortest form ("-c: 0 is not in (0, 1e+100]"), where CLI11's Range printed the
+// bound DBL_MAX with 300 digits, and refuses nan and inf, which CLI11 accepts.
+CLI::Validator number_in(double low, double high, bool low_open = false);
+// (0, high] and [0, high], high the largest double by default.
+CLI::Validator positive_number(double high = std::numeric_limits<double>::max());
+CLI::Validator non_negative_number(double high = std::numeric_limits<double>::max());
 
 // Runs a tool's main body and returns its exit code, mapping exceptions to the
 // codes above.

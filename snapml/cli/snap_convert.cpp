@@ -198,11 +198,11 @@ int snap_convert(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "yes", "no"}))
       ->capture_default_str();
   app.add_option("--n-features", o.n_features, "feature count (default: one more than the largest index)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   app.add_option("--chunk-rows", o.chunk_rows,
                  "rows per chunk of the binary output (default: 65536 from svmlight, the input's chunks from binary)")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--threads", o.threads, "parser threads (default 0: all)")->check(CLI::NonNegativeNumber);
+      ->check(positive_number());
+  app.add_option("--threads", o.threads, "parser threads (default 0: all)")->check(non_negative_number());
   auto* hash_bits = app.add_option("--hash-bits", o.hash_bits,
                                    "--from criteo: categorical values hash into 2^BITS features (1..30)")
                         ->check(CLI::Range(1, 30))

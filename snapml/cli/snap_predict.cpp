@@ -109,7 +109,7 @@ int snap_predict(int argc, char** argv) {
   app.add_flag("-q", o.quiet, "quiet: no accuracy or error lines");
   app.add_option("--format", o.format, "test file format (default auto: binary for .snap or the binary magic)")
       ->check(CLI::IsMember(data_file_format_names()));
-  app.add_option("-n,--threads", o.threads, "CPU threads (default 0: all)")->check(CLI::NonNegativeNumber);
+  app.add_option("-n,--threads", o.threads, "CPU threads (default 0: all)")->check(non_negative_number());
   app.footer("Exit codes: 0 ok, 1 usage, 2 bad input, 3 I/O error. docs/cli.md has the details.");
   parse_command_line(app, argc, argv);
   o.threads = usable_threads("snap-predict", o.threads, o.quiet);

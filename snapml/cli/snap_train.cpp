@@ -14,10 +14,12 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cli_common.h"
 #include "cross_validation.h"
 #include "input_files.h"
+#include "output_files.h"
 #include "snapml/communicator.h"
 #include "snapml/datasets/streamed_binary_source.h"
 #include "snapml/error.h"
@@ -126,6 +128,13 @@ std::unique_ptr<datasets::StreamedBinarySource> streamed_training_source(const T
 int snap_train(int argc, char** argv) {
   TrainOptions o = parse_train_options(argc, argv);
   const MemoryReport memory_report{o.report_memory};
+  // Before any work, on every rank under mpirun too: an output that cannot be
+  // written fails now, not after the fit (output_files.h).
+  std::vector<NamedPath> inputs{{"training file", o.training_file}}, outputs;
+  if (!o.test_file.empty()) inputs.push_back({"--test file", o.test_file});
+  if (o.folds == 0) outputs.push_back({"model file", o.model_file});
+  if (!o.history_file.empty()) outputs.push_back({"--history file", o.history_file});
+  check_outputs(inputs, outputs);
 #if defined(SNAPML_WITH_MPI)
   // Under mpirun every process is one CoCoA+ rank (docs/distributed.md).
   if (launched_as_mpi_rank()) return train_as_mpi_rank(o, &argc, &argv);

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 
 #include "cli_common.h"
 #include "snapml/datasets/streamed_binary_source.h"
@@ -122,20 +123,23 @@ TrainOptions parse_train_options(int argc, char** argv) {
       app.add_option("--l1-ratio", p.l1_ratio,
                      "with L1 (-s 6, --penalty l1; logistic or squared loss): the elastic net "
                      "l1_ratio ||w||_1 + (1 - l1_ratio)/2 ||w||^2, scikit-learn's (default 1: pure L1)")
-          ->check(CLI::Range(0.0, 1.0));
-  auto* c_option = app.add_option("-c", p.C, "cost C, the inverse of the regularisation strength (default 1)")
-                       ->check(CLI::PositiveNumber);
+          ->check(number_in(0.0, 1.0));
+  auto* c_option = app.add_option("-c", p.C, "cost C, the inverse of the regularisation strength (default 1; at most "
+                                            "1e100, past which the fit's arithmetic overflows: kMaxCost in snapml/solver.h)")
+                       ->check(positive_number(kMaxCost));
   auto* epsilon_option =
       app.add_option("-p", epsilon, "epsilon of the regression loss's insensitive zone (default 0.1)")
-          ->check(CLI::NonNegativeNumber);
+          ->check(non_negative_number());
   app.add_option("-e,--tol", p.tol,
                  "stop when the duality gap P(w) - D(alpha) <= tol * P(w) (default 0.001); not LIBLINEAR's "
                  "per-solver criterion. L1 (-s 5, 6): when the summed minimum-norm sub-gradient is <= tol "
                  "times the first epoch's, LIBLINEAR's rule")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--max-iter", p.max_iter, "most epochs per problem (default 1000)")->check(CLI::PositiveNumber);
+      ->check(positive_number());
+  app.add_option("--max-iter", p.max_iter, "most epochs per problem (default 1000)")->check(positive_number());
   app.add_option("-B", bias,
-                 "bias: > 0 adds a constant feature of this value (the intercept); <= 0 none (default -1)");
+                 "bias: > 0 adds a constant feature of this value (the intercept, at most 1e100); <= 0 none "
+                 "(default -1)")
+      ->check(number_in(-std::numeric_limits<double>::max(), kMaxInterceptScaling));
   app.add_option("--weight", weights,
                  "LABEL:WEIGHT, multiplies C for that class; LIBLINEAR's -wLABEL WEIGHT (e.g. -w1 2 -w-1 0.5) "
                  "is the same")
@@ -148,12 +152,12 @@ TrainOptions parse_train_options(int argc, char** argv) {
           ->check(CLI::Range(2, 1 << 30));
   app.add_option("-n,--threads", p.threads,
                  "CPU threads (default 0: all; under mpirun: per rank, default this rank's share of the machine)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   p.local_epochs = kDefaultLocalEpochs;
   app.add_option("--local-epochs", p.local_epochs,
                  "under mpirun: local SDCA epochs per CoCoA+ round, between two allreduces of the weights "
                  "(default " + std::to_string(kDefaultLocalEpochs) + "; docs/distributed.md)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   std::string cocoa_sigma = "adaptive";
   app.add_option("--cocoa-sigma", cocoa_sigma,
                  "under mpirun: CoCoA+'s sigma', 'adaptive' (default: measured overlap of the ranks' changes, "
@@ -183,7 +187,7 @@ TrainOptions parse_train_options(int argc, char** argv) {
   app.add_option("--devices", p.device_ids, "GPU device ids, comma-separated (default 0); needs --gpu")
       ->delimiter(',')
       ->allow_extra_args(false)
-      ->check(CLI::NonNegativeNumber)
+      ->check(non_negative_number())
       ->needs(gpu_option);
   auto* max_memory_option = app.add_option(
       "--max-memory", max_memory,

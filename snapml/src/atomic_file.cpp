@@ -1,9 +1,11 @@
 #include "snapml/atomic_file.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <vector>
@@ -17,6 +19,43 @@ std::string directory_of(const std::string& path) {
   std::string dir = std::filesystem::path(path).parent_path().string();
   return dir.empty() ? "." : dir;
 }
+
+std::string host_name() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "host";
+  std::string host(name);
+  for (char& c : host)
+    if (c == '/' || c == '-') c = '_';  // a path component, and '-' separates the fields
+  return host;
+}
+
+// "TARGET.tmp-HOST-PID-": the prefix of this process's temporary files for TARGET.
+std::string temporary_prefix(const std::string& target, const std::string& host, long pid) {
+  return target + ".tmp-" + host + "-" + std::to_string(pid) + "-";
+}
+
+// Removes the temporary files of earlier writes of `target` whose writer is gone
+// (killed by SIGKILL or a power cut before commit() or the destructor ran): those
+// made on this host by a process id that no longer exists. A live writer's file,
+// another host's (a shared file system) or one of an unknown form is left alone.
+void remove_stale_temporaries(const std::string& target, const std::string& host) {
+  const std::filesystem::path target_path(target);
+  const std::string stem = target_path.filename().string() + ".tmp-" + host + "-";
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(directory_of(target), error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.compare(0, stem.size(), stem) != 0) continue;
+    // The rest is PID-XXXXXX (mkstemp's six characters).
+    const std::string rest = name.substr(stem.size());
+    const std::size_t dash = rest.find('-');
+    if (dash == 0 || dash == std::string::npos || rest.size() - dash - 1 != 6) continue;
+    char* end = nullptr;
+    const long pid = std::strtol(rest.c_str(), &end, 10);
+    if (end != rest.c_str() + dash || pid <= 0) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to ask
+    std::filesystem::remove(entry.path(), error);
+  }
+}
 }  // namespace
 
 AtomicFile::AtomicFile(std::string target_path) : target_(std::move(target_path)) {
@@ -27,7 +66,9 @@ AtomicFile::AtomicFile(std::string target_path) : target_(std::move(target_path)
     in_place_ = true;
     return;
   }
-  std::string pattern = target_ + ".tmp-XXXXXX";
+  const std::string host = host_name();
+  remove_stale_temporaries(target_, host);
+  std::string pattern = temporary_prefix(target_, host, static_cast<long>(::getpid())) + "XXXXXX";
   std::vector<char> name(pattern.begin(), pattern.end());
   name.push_back('\0');
   int fd = mkstemp(name.data());

@@ -45,13 +45,17 @@ const char* const kMagic = "snapml-model";
 // Version 2 added the penalty line; version 1 files are read as L2 models.
 constexpr int kVersion = 2;
 
+bool sorted_and_distinct(const std::vector<double>& classes) {
+  return std::is_sorted(classes.begin(), classes.end()) &&
+         std::adjacent_find(classes.begin(), classes.end()) == classes.end();
+}
+const char* const kUnsortedClasses = "model: classes must be sorted and distinct";
+
 }  // namespace
 
 void Model::check() const {
   require(n_features >= 0, "model: negative feature count");
-  require(std::is_sorted(classes.begin(), classes.end()) &&
-              std::adjacent_find(classes.begin(), classes.end()) == classes.end(),
-          "model: classes must be sorted and distinct");
+  require(sorted_and_distinct(classes), kUnsortedClasses);
   require(classes.size() != 1, "model: a classifier needs at least two classes");
   require(is_classification(loss) == is_classifier(),
           std::string("model: the ") + loss_name(loss) + " loss " +
@@ -227,6 +231,8 @@ Model Model::load(const std::string& path) {
   if (features < 0 || features > INT32_MAX) in.fail("the feature count is out of range");
   model.n_features = static_cast<std::int32_t>(features);
   model.classes = counted("classes");
+  // check() at the end refuses these too; here the message names this line.
+  if (!sorted_and_distinct(model.classes)) in.fail_line(kUnsortedClasses);
   model.intercept_scaling = single("intercept_scaling");
   model.C = single("C");
   model.tol = single("tol");

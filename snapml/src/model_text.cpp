@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -18,6 +19,11 @@ void append_number(std::string& out, double value) {
 }
 
 ModelText::ModelText(const std::string& path) : path_(path) {
+  // A directory opens and reads as an empty file: say what it is (an I/O error,
+  // not a malformed model).
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error))
+    throw IoError("cannot read model file " + path + ": it is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw IoError("cannot open model file " + path + ": " + errno_message());
   std::ostringstream buffer;
@@ -89,5 +95,7 @@ void ModelText::expect_line_end() {
 void ModelText::fail(const std::string& problem) const {
   throw InputError(path_, line_number_, static_cast<std::int64_t>(token_column_) + 1, problem);
 }
+
+void ModelText::fail_line(const std::string& problem) const { throw InputError(path_, line_number_, 0, problem); }
 
 }  // namespace snapml::detail

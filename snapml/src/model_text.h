@@ -31,6 +31,8 @@ class ModelText {
   // Fails unless the current line has no more tokens.
   void expect_line_end();
   [[noreturn]] void fail(const std::string& problem) const;
+  // The same naming the current line only, for a problem of the line as a whole.
+  [[noreturn]] void fail_line(const std::string& problem) const;
 
   const std::string& path() const { return path_; }
 

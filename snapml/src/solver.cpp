@@ -2,6 +2,7 @@
 // warm-start rule (solver.h).
 #include "snapml/solver.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -12,16 +13,26 @@ namespace snapml {
 void validate(const SolverParameters& p) {
   require(is_listed_loss(p.loss), "unknown loss kind " + std::to_string(static_cast<int>(p.loss)) +
                                       "; the losses are " + loss_names_text());
-  require(std::isfinite(p.C) && p.C > 0.0, "C must be a positive number, got " + std::to_string(p.C));
+  require(std::isfinite(p.C) && p.C > 0.0 && p.C <= kMaxCost,
+          [&] { return "C must be a number in (0, " + number_text(kMaxCost) + "], got " + number_text(p.C); });
   require(std::isfinite(p.class_weight_positive) && p.class_weight_positive >= 0.0 &&
               std::isfinite(p.class_weight_negative) && p.class_weight_negative >= 0.0,
           "class weights must be finite and non-negative");
+  require(p.class_weight_positive > 0.0 || p.class_weight_negative > 0.0,
+          "class weights: at least one class needs a weight above 0 (with every weight 0 nothing is fitted)");
+  require(p.C * std::max(p.class_weight_positive, p.class_weight_negative) <= kMaxCost, [&] {
+    return "C times a class weight must be at most " + number_text(kMaxCost) + ", got C " + number_text(p.C) +
+           " and class weights " + number_text(p.class_weight_positive) + ", " + number_text(p.class_weight_negative);
+  });
   require(std::isfinite(p.epsilon) && p.epsilon >= 0.0,
-          "epsilon must be non-negative, got " + std::to_string(p.epsilon));
-  require(std::isfinite(p.intercept_scaling) && p.intercept_scaling >= 0.0,
-          "intercept_scaling must be non-negative (0: no intercept), got " +
-              std::to_string(p.intercept_scaling));
-  require(std::isfinite(p.tol) && p.tol > 0.0, "tol must be positive, got " + std::to_string(p.tol));
+          [&] { return "epsilon must be non-negative, got " + number_text(p.epsilon); });
+  require(std::isfinite(p.intercept_scaling) && p.intercept_scaling >= 0.0 &&
+              p.intercept_scaling <= kMaxInterceptScaling,
+          [&] {
+            return "intercept_scaling must be in [0, " + number_text(kMaxInterceptScaling) + "] (0: no intercept), got " +
+                   number_text(p.intercept_scaling);
+          });
+  require(std::isfinite(p.tol) && p.tol > 0.0, [&] { return "tol must be positive, got " + number_text(p.tol); });
   require(p.max_epochs > 0, "max_iter must be at least 1, got " + std::to_string(p.max_epochs));
   require(p.local_epochs > 0, "local_epochs must be at least 1, got " + std::to_string(p.local_epochs));
   require(p.threads >= 0, "threads must be >= 0 (0: all), got " + std::to_string(p.threads));

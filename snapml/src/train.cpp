@@ -18,13 +18,6 @@
 namespace snapml {
 namespace {
 
-std::string number(double value) {
-  std::string text = std::to_string(value);
-  text.erase(text.find_last_not_of('0') + 1);
-  if (!text.empty() && text.back() == '.') text.pop_back();
-  return text;
-}
-
 // What one pass over the data tells us, agreed over all ranks.
 struct LabelSummary {
   std::int32_t n_features = 0;
@@ -101,9 +94,9 @@ std::vector<double> class_weights(const LabelSummary& summary, const TrainParame
   for (const auto& [label, weight] : p.class_weight) {
     const auto found = std::find(summary.classes.begin(), summary.classes.end(), label);
     require(found != summary.classes.end(),
-            "class_weight names label " + number(label) + ", which is not in the training labels");
+            "class_weight names label " + number_text(label) + ", which is not in the training labels");
     require(std::isfinite(weight) && weight >= 0.0,
-            "class_weight for label " + number(label) + " must be finite and >= 0");
+            "class_weight for label " + number_text(label) + " must be finite and >= 0");
     weights[static_cast<std::size_t>(found - summary.classes.begin())] = weight;
   }
   return weights;
@@ -230,9 +223,12 @@ Model assemble(const LabelSummary& summary, const std::vector<double>& weights,
 }
 
 void check_parameters(const TrainParameters& p) {
-  require(!p.fit_intercept || (std::isfinite(p.intercept_scaling) && p.intercept_scaling > 0.0),
-          "intercept_scaling must be positive when fit_intercept is true, got " +
-              std::to_string(p.intercept_scaling));
+  require(!p.fit_intercept || (std::isfinite(p.intercept_scaling) && p.intercept_scaling > 0.0 &&
+                                p.intercept_scaling <= kMaxInterceptScaling),
+          [&] {
+            return "intercept_scaling must be in (0, " + number_text(kMaxInterceptScaling) +
+                   "] when fit_intercept is true, got " + number_text(p.intercept_scaling);
+          });
   if (!is_classification(p.loss))
     require(p.class_weight.empty() && !p.balanced_class_weight,
             "class_weight applies to classifiers only; the squared loss is a regression");
@@ -244,7 +240,7 @@ LabelSummary checked_summary(ChunkSource& source, Communicator& communicator, co
   if (is_classification(p.loss))
     require(summary.classes.size() >= 2,
             "classification needs at least two distinct labels; the data has only " +
-                number(summary.classes.front()));
+                number_text(summary.classes.front()));
   return summary;
 }
 

@@ -25,3 +25,31 @@ def test_a_feature_count_the_memory_cannot_hold_is_refused():
     X = sp.csr_matrix((np.ones(n), (np.arange(n), np.full(n, 2**31 - 3))), shape=(n, 2**31 - 2))
     with pytest.raises(ValueError, match="features .* need .* of per-feature state"):
         LogisticRegression(n_jobs=1).fit(X, np.arange(n))
+
+
+@pytest.mark.parametrize(
+    "parameters, message",
+    [
+        (dict(C=1e308), r"C must be a number in \(0, 1e\+100\], got 1e\+308"),
+        (dict(intercept_scaling=1e300), r"intercept_scaling must be in \(0, 1e\+100\]"),
+        (dict(intercept_scaling=float("nan")), "intercept_scaling must be a finite number > 0"),
+        (dict(class_weight={0: 0.0, 1: 0.0}), "at least one class needs a weight above 0"),
+        (dict(C=1e60, class_weight={0: 1.0, 1: 1e60}), r"C times a class weight must be at most 1e\+100"),
+    ],
+)
+def test_absurd_costs_and_intercept_scalings_are_refused_with_the_range(parameters, message):
+    # C = 1e308 fitted a garbage model with a convergence warning; the intercept
+    # scaling 1e300 an all-zero one (its square overflows; snapml/solver.h).
+    X, y = make_classification(n_samples=100, n_features=5, random_state=0)
+    with pytest.raises(ValueError, match=message):
+        LogisticRegression(n_jobs=1, max_iter=20, **parameters).fit(X, y)
+
+
+def test_control_bytes_in_a_file_reach_the_message_escaped(tmp_path):
+    from snap_ml.datasets import load_svmlight_file
+
+    path = tmp_path / "bad.txt"
+    path.write_bytes(b"1 1:1\n-1 2:\x1b[31mred\x00tail\n")
+    with pytest.raises(ValueError) as raised:
+        load_svmlight_file(str(path))
+    assert r"'\x1b[31mred\x00tail'" in str(raised.value)

@@ -6,6 +6,10 @@
 // removed and the target is untouched. Every writer of the project (svmlight,
 // binary format, models, predictions) goes through this one class.
 //
+// The temporary file is TARGET.tmp-HOST-PID-XXXXXX: a process killed before it
+// could remove its own (SIGKILL) leaves it behind, and the next AtomicFile of the
+// same target removes those of this host whose process no longer exists.
+//
 // A target that exists and is not a regular file (/dev/stdout, /dev/null, a FIFO)
 // is written in place instead: renaming over it would replace the device node
 // itself, which as root breaks it for every program on the machine. There is no

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace snapml {
@@ -62,6 +63,17 @@ template <typename Message, typename = decltype(std::string(std::declval<Message
 inline void require(bool condition, Message&& message) {
   if (!condition) throw InvalidArgument(message());
 }
+
+// `text` safe to print in a message: control bytes (NUL, ESC and the other C0
+// and C1 controls, DEL) and bytes that are not UTF-8 become \n, \t, \r or \xNN,
+// a backslash stays one. Input files and paths reach messages verbatim otherwise:
+// a NUL cut the message short, an escape sequence drove the terminal. InputError
+// applies it to its file and problem; the CLI tools to everything they print.
+std::string printable(std::string_view text);
+
+// A number for a message: the shortest text that reads back to it ("1e+100",
+// "0.1", "3"), where std::to_string printed 1e308 with 300 digits.
+std::string number_text(double value);
 
 // "strerror(errno)" of the current errno, for IoError messages.
 std::string errno_message();

@@ -169,7 +169,20 @@ std::unique_ptr<Solver> make_tron_cpu_solver(const SolverParameters& parameters)
 // solver primal, penalty none or a free intercept).
 bool primal_solver_supports(LossKind kind);
 
-// Throws InvalidArgument naming the bad parameter and the fix.
+// The largest cost a row may carry, C times its class weight, and the largest
+// intercept_scaling: 1e100, so that their squares stay at most 1e200 of the
+// double range's 1.8e308. The fit's arithmetic holds C * sum_i loss_i (the
+// primal objective) and, for separable data, ||w||^2 ~ (C n max||x_i||)^2 (the
+// dual bound alpha_i <= C, w = sum alpha_i y_i x_i); the intercept's column adds
+// intercept_scaling^2 to every ||x_i||^2 and to the row's SDCA step denominator.
+// Past 1e154 these overflow on any data (C = 1e308 gave a garbage model,
+// intercept_scaling 1e300 an all-zero one); 1e100 leaves a factor 1e108 for
+// n^2 max||x_i||^2 and the losses. Larger values regularise less than double
+// precision can tell from none anyway.
+inline constexpr double kMaxCost = 1e100;
+inline constexpr double kMaxInterceptScaling = 1e100;
+
+// Throws InvalidArgument naming the bad parameter, its valid range and the fix.
 void validate(const SolverParameters& parameters);
 
 }  // namespace snapml

@@ -1,4 +1,11 @@
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
 
 #include <filesystem>
 #include <fstream>
@@ -46,6 +53,57 @@ TEST(AtomicFile, AbandonedWriteLeavesTargetAndNoTemporary) {
 }
 
 // A device is written in place, never renamed over: /dev/null stays a device.
+std::vector<std::string> names_in(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) names.push_back(entry.path().filename());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// A writer killed by SIGKILL mid-write leaves its temporary file; the next write
+// of the same target removes it (docs/reliability.md). Without the cleanup the
+// killed writers' files pile up beside the model.
+TEST(AtomicFile, NextWriteRemovesTemporariesOfKilledWriters) {
+  const std::string dir = testing::scratch_dir() + "/killed";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/model.txt";
+  { std::ofstream(path) << "old"; }
+  for (int i = 0; i < 2; ++i) {
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      AtomicFile f(path);
+      f.write("partial");
+      std::fflush(f.stream());
+      ::raise(SIGKILL);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFSIGNALED(status));
+    // The target and the killed writer's file: the second writer removed the first's.
+    ASSERT_EQ(names_in(dir).size(), 2u);
+  }
+  // Files that are not a dead writer's of this host stay: a live process's (this
+  // one's), another host's, another target's, and one of an unknown form.
+  const std::string live = path + ".tmp-" + std::string("elsewhere") + "-1-abcdef";
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  const std::string own = path + ".tmp-" + std::string(host) + "-" + std::to_string(::getpid()) + "-abcdef";
+  for (const std::string& keep : {live, own, dir + "/other.txt.tmp-x-1-abcdef", path + ".tmp-abcdef"})
+    std::ofstream(keep) << "keep";
+  {
+    AtomicFile f(path);
+    f.write("new");
+    f.commit();
+  }
+  EXPECT_EQ(slurp(path), "new");
+  std::vector<std::string> expected{"model.txt", "model.txt.tmp-abcdef", "model.txt.tmp-elsewhere-1-abcdef",
+                                    std::filesystem::path(own).filename().string(), "other.txt.tmp-x-1-abcdef"};
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(names_in(dir), expected);
+}
+
 TEST(AtomicFile, DevicesAreWrittenInPlace) {
   {
     AtomicFile f("/dev/null");

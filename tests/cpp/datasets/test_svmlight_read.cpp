@@ -225,6 +225,34 @@ TEST(SvmlightRead, TruncatedGzipFails) {
   }
 }
 
+// As zcat: concatenated members are one text, zero padding after the last is
+// ignored, anything else after it is an error (zlib's gzread dropped it silently).
+TEST(SvmlightRead, GzipMembersConcatenateAndTrailingGarbageFails) {
+  const std::string dir = testing::scratch_dir();
+  write_gzip(dir + "/first.gz", "1 1:1\n-1 2:1\n");
+  write_gzip(dir + "/second.gz", "1 3:1\n");
+  const std::string first = file_text(dir + "/first.gz"), second = file_text(dir + "/second.gz");
+  const auto write = [&](const std::string& name, const std::string& bytes) {
+    std::ofstream(dir + name, std::ios::binary | std::ios::trunc).write(bytes.data(),
+                                                                      static_cast<std::streamsize>(bytes.size()));
+    return dir + name;
+  };
+  EXPECT_EQ(read_svmlight(write("/two.gz", first + second)).n_rows(), 3);
+  EXPECT_EQ(read_svmlight(write("/padded.gz", first + second + std::string(512, '\0'))).n_rows(), 3);
+  for (const std::string& tail : {std::string("garbage\n"), std::string(3, '\0') + "x"}) {
+    const std::string path = write("/garbage.gz", first + tail);
+    try {
+      read_svmlight(path);
+      FAIL() << "expected an InputError";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.file(), path);
+      EXPECT_NE(e.problem().find("trailing data after the gzip stream at byte " + std::to_string(first.size())),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST(SvmlightRead, EmptyFileOnDisk) {
   const std::string path = testing::scratch_dir() + "/empty.svm";
   std::ofstream{path};
