@@ -58,7 +58,7 @@ def main():
         model, fits = _core.train(data, loss="multinomial", penalty="l2", C=args.c, tol=args.tol, max_iter=1000,
                                   fit_intercept=True, intercept_scaling=1.0, class_weight={}, balanced=False,
                                   epsilon=0.0, threads=args.threads, seed=0, use_gpu=False, device_ids=[],
-                                  warm_start=None, verbose=False, penalise_intercept=False)
+                                  warm_start=None, verbose=False, solver="primal", penalise_intercept=False)
         snap_times.append(time.perf_counter() - start)
         with threadpool_limits(args.threads):
             start = time.perf_counter()

@@ -103,8 +103,7 @@ py::tuple train_any(const py::object& x, const std::string& loss, const std::str
                     bool penalise_intercept,
                     const std::map<double, double>& class_weight, bool balanced, double epsilon,
                     int threads, std::uint64_t seed, bool use_gpu, const std::vector<int>& device_ids,
-                    const Model* warm_start, bool verbose, std::uint64_t max_gpu_memory, bool distributed,
-                    bool penalise_intercept) {
+                    const Model* warm_start, bool verbose, std::uint64_t max_gpu_memory, bool distributed) {
   TrainParameters parameters;
   parameters.loss = loss_from_name(loss);
   parameters.penalty = penalty_from_name(penalty);  // "l2", "l1" or "none" (snapml/penalty.h)
@@ -115,7 +114,6 @@ py::tuple train_any(const py::object& x, const std::string& loss, const std::str
   parameters.max_iter = max_iter;
   parameters.fit_intercept = fit_intercept;
   parameters.intercept_scaling = intercept_scaling;
-  parameters.penalise_intercept = penalise_intercept;
   parameters.class_weight = class_weight;
   parameters.balanced_class_weight = balanced;
   parameters.epsilon = epsilon;
@@ -180,7 +178,7 @@ void bind_training(py::module_& m) {
         py::arg("penalise_intercept"), py::arg("class_weight"),
         py::arg("balanced"), py::arg("epsilon"), py::arg("threads"), py::arg("seed"),
         py::arg("use_gpu"), py::arg("device_ids"), py::arg("warm_start"), py::arg("verbose"),
-        py::arg("max_gpu_memory") = 0, py::arg("distributed") = false, py::arg("penalise_intercept") = true);
+        py::arg("max_gpu_memory") = 0, py::arg("distributed") = false);
 }
 
 }  // namespace snapml::python

@@ -95,16 +95,14 @@ def test_every_core_loss_has_one_estimator_of_its_task():
 
     names = _core.loss_names()
     assert names == ["logistic", "hinge", "squared_hinge", "squared", "multinomial"]
-    # The multinomial loss trains through _core.train(loss="multinomial") only:
-    # no estimator takes it yet, and load_model refuses its files.
-    for name in [name for name in names if name != "multinomial"]:
+    # Every core loss maps to one estimator (the multinomial loss to
+    # LogisticRegression(multi_class="multinomial")).
+    for name in names:
         estimator = estimator_class_of(name)._for_loss(name)
         assert estimator._loss_name() == name
         assert is_classifier(estimator) == _core.loss_traits(name)["classification"]
     assert _core.loss_traits("logistic")["probabilities"]
     assert not _core.loss_traits("hinge")["probabilities"]
-    with pytest.raises(ValueError):
-        estimator_class_of("multinomial")
     assert _core.loss_traits("multinomial") == {"classification": True, "probabilities": True}
     with pytest.raises(ValueError):
         _core.loss_traits("crammer_singer")

@@ -47,7 +47,7 @@ def test_news20_matches_scikit_learns_multinomial(news20_subset):
     model, fits = _core.train(to_core(X, y), loss="multinomial", penalty="l2", C=C, tol=1e-9, max_iter=1000,
                               fit_intercept=True, intercept_scaling=1.0, class_weight={}, balanced=False,
                               epsilon=0.0, threads=2, seed=0, use_gpu=False, device_ids=[], warm_start=None,
-                              verbose=False, penalise_intercept=False)
+                              verbose=False, solver="primal", penalise_intercept=False)
     assert model.loss == "multinomial"
     assert len(fits) == 1 and fits[0]["converged"]
     classes = np.unique(y)
