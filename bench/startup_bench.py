@@ -41,8 +41,8 @@ def main():
     with tempfile.TemporaryDirectory() as scratch:
         model = os.path.join(scratch, "m")
         fit_repeats = max(3, args.repeats // 4)
-        rows.append(("snap-train -q a9a (logistic, default threads)",
-                     wall([train, "-q", a9a, model], fit_repeats)))
+        rows.append(("snap-train -q -s 0 a9a (default threads)", wall([train, "-q", "-s", "0", a9a, model], fit_repeats)))
+        rows.append(("snap-train -q -s 0 -n 1 a9a", wall([train, "-q", "-s", "0", "-n", "1", a9a, model], fit_repeats)))
         if liblinear:
             rows.append(("liblinear-train -q -s 0 a9a", wall([liblinear, "-q", "-s", "0", a9a, model], fit_repeats)))
     print(f"| command | median wall (ms) |\n|---|---|")
