@@ -6,7 +6,7 @@ from scipy.special import expit, softmax
 
 from ._classifier import SnapClassifier
 from ._docs import fill
-from ._params import resolve_C
+from ._params import check_device_options, resolve_C
 from ._solvers import logistic_penalty, logistic_problem
 
 _MULTI_CLASS = ("auto", "ovr", "multinomial")
@@ -186,7 +186,8 @@ class LogisticRegression(SnapClassifier):
         # 1e-4 the Newton rule left a9a's objective 6e-5 above the optimum, at
         # 1e-6 1e-11 (three more Newton steps: convergence is quadratic there), so
         # the primal fit takes tol / 100 and lands where a converged lbfgs does.
-        if self._problem(False)["solver"] == "primal":
+        use_gpu = check_device_options(self.use_gpu, self.device_ids, self.max_gpu_memory)[0]
+        if self._problem(use_gpu)["solver"] == "primal":
             return self.tol / 100.0
         return self.tol
 
