@@ -6,7 +6,7 @@ from scipy.special import expit, softmax
 
 from ._classifier import SnapClassifier
 from ._docs import fill
-from ._params import check_device_options, resolve_C
+from ._params import resolve_C
 from ._solvers import logistic_penalty, logistic_problem
 
 _MULTI_CLASS = ("auto", "ovr", "multinomial")
@@ -20,9 +20,9 @@ class LogisticRegression(SnapClassifier):
     ``C_i = C * class_weight[y_i] * sample_weight_i``. By default (``solver="auto"``
     on the CPU) the intercept ``b`` is free, as in scikit-learn's lbfgs, and the
     fit is the primal trust-region Newton method (docs/algorithms.md, "Primal
-    Newton"). More than two classes are fitted one-vs-rest by default
-    (``multi_class="auto"``), or jointly by the softmax loss with
-    ``multi_class="multinomial"`` (scikit-learn's default; below).
+    Newton"). More than two classes are fitted jointly by the softmax loss
+    (the multinomial model, scikit-learn's) wherever that solver trains the
+    problem asked for, one-vs-rest otherwise (``multi_class``, below).
 
     Parameters
     ----------
@@ -75,12 +75,14 @@ class LogisticRegression(SnapClassifier):
         not depend on the timing of the threads; dual coordinate ascent with more
         than one thread (lock-free updates, PASSCoDe) is not bit-for-bit reproducible.
     multi_class : {{"auto", "ovr", "multinomial"}}, default="auto"
-        More than two classes: one-vs-rest (``"ovr"``, which ``"auto"`` means), or
-        ``"multinomial"``: one softmax problem over all classes with scikit-learn's
-        objective and free intercepts, trained by the primal Newton solver on the
-        CPU (two classes: the binary problem, as scikit-learn). ``"auto"`` stays
-        one-vs-rest because the multinomial Newton fit is still slower than
-        scikit-learn's lbfgs on raw-count text data (docs/benchmarks/primal.md).
+        More than two classes: ``"multinomial"``, one softmax problem over all
+        classes with scikit-learn's objective and free intercepts, trained by the
+        primal Newton solver on the CPU with penalty "l2" or None; ``"ovr"``, one
+        binary problem per class (LIBLINEAR's one-vs-rest); ``"auto"``, the
+        multinomial model where it can be trained, as in scikit-learn, and
+        one-vs-rest where it cannot: ``solver="liblinear"`` (which scikit-learn
+        refuses for more than two classes), ``"dual"``, ``"primal"``, penalty
+        "l1" and the GPU. Two classes are the binary problem either way.
     regularizer : float, default=None
         Snap ML's name for ``1 / C``; when given it replaces ``C``.
     use_gpu : bool, default=False
@@ -161,24 +163,50 @@ class LogisticRegression(SnapClassifier):
         self.distributed = distributed
 
     def _problem(self, use_gpu):
-        if self.multi_class not in _MULTI_CLASS:
-            raise ValueError(f"multi_class must be 'auto', 'ovr' or 'multinomial', got {self.multi_class!r}")
-        penalty = logistic_penalty(self.penalty, self.l1_ratio, self.C)
-        problem = logistic_problem(penalty, self.solver, self.dual, self.fit_intercept, use_gpu)
-        if self.multi_class == "multinomial":
-            # The softmax loss is the primal Newton solver's, on the CPU, penalty
-            # l2 or none, intercepts free (scikit-learn's lbfgs problem).
-            if use_gpu or problem["penalty"] == "l1" or problem["solver"] == "dual" or problem["penalise_intercept"]:
-                raise ValueError(
-                    "multi_class='multinomial' trains on the CPU with penalty 'l2' or None and a free "
-                    "intercept (solver 'lbfgs', 'newton-cg', 'newton-cholesky', 'sag', 'saga' or 'auto'); "
-                    f"got solver={self.solver!r}, penalty={self.penalty!r}, dual={self.dual!r}"
-                    + (", use_gpu" if use_gpu else "") + ": change those, or pass multi_class='ovr'"
-                )
+        problem = logistic_problem(logistic_penalty(self.penalty, self.l1_ratio, self.C),
+                                   self.solver, self.dual, self.fit_intercept, use_gpu)
+        self._multinomial(problem, use_gpu)  # checks multi_class
         return problem
 
+    def _multinomial(self, problem, use_gpu):
+        """Whether more than two classes train the multinomial (softmax) model.
+
+        scikit-learn (1.5+; 1.9 has no ``multi_class``) trains it with every
+        solver that can, which is all but liblinear. Ours is the primal Newton
+        solver's on the CPU with penalty l2 or none and free intercepts (the
+        lbfgs problem), so ``"auto"`` means multinomial there and one-vs-rest
+        wherever that solver does not train the problem asked for: liblinear
+        (scikit-learn raises for more than two classes), our ``"dual"`` and
+        ``"primal"`` names (the intercept penalised), penalty l1 (scikit-learn's
+        saga trains a multinomial l1 model) and the GPU (SDCA). docs/python.md's
+        table lists these differences.
+        """
+        if self.multi_class not in _MULTI_CLASS:
+            raise ValueError(f"multi_class must be 'auto', 'ovr' or 'multinomial', got {self.multi_class!r}")
+        trainable = not (use_gpu or problem["penalty"] == "l1" or problem["solver"] == "dual"
+                         or problem["penalise_intercept"])
+        if self.multi_class == "multinomial" and not trainable:
+            raise ValueError(
+                "multi_class='multinomial' trains on the CPU with penalty 'l2' or None and a free "
+                "intercept (solver 'lbfgs', 'newton-cg', 'newton-cholesky', 'sag', 'saga' or 'auto'); "
+                f"got solver={self.solver!r}, penalty={self.penalty!r}, dual={self.dual!r}"
+                + (", use_gpu" if use_gpu else "") + ": change those, or pass multi_class='ovr'"
+            )
+        return trainable and self.multi_class != "ovr"
+
+    def _trains_multinomial(self):
+        """``_multinomial`` for this estimator's device (two classes: the binary
+        problem either way, as in scikit-learn)."""
+        use_gpu = self._device()
+        return self._multinomial(self._problem(use_gpu), use_gpu)
+
+    def _device(self):
+        """Whether the parameters ask for the GPU (checked in full by ``fit``: a
+        model trained on a GPU still predicts where there is none)."""
+        return bool(self.use_gpu) or bool(self.device_ids is not None and np.size(self.device_ids))
+
     def _loss_name(self):
-        return "multinomial" if self.multi_class == "multinomial" else "logistic"
+        return "multinomial" if self._trains_multinomial() else "logistic"
 
     def _tol(self):
         # The Newton solver stops when ||g|| <= tol ||g0||; scikit-learn's lbfgs
@@ -186,8 +214,7 @@ class LogisticRegression(SnapClassifier):
         # 1e-4 the Newton rule left a9a's objective 6e-5 above the optimum, at
         # 1e-6 1e-11 (three more Newton steps: convergence is quadratic there), so
         # the primal fit takes tol / 100 and lands where a converged lbfgs does.
-        use_gpu = check_device_options(self.use_gpu, self.device_ids, self.max_gpu_memory)[0]
-        if self._problem(use_gpu)["solver"] == "primal":
+        if self._problem(self._device())["solver"] == "primal":
             return self.tol / 100.0
         return self.tol
 
@@ -210,9 +237,10 @@ class LogisticRegression(SnapClassifier):
     def predict_proba(self, X):
         """Class probabilities.
 
-        Binary: the sigmoid of the score for ``classes_[1]``. One-vs-rest: each
-        class's sigmoid, normalised to sum to 1 (as scikit-learn's and LIBLINEAR's
-        one-vs-rest logistic regression).
+        Binary: the sigmoid of the score for ``classes_[1]``. Multinomial: the
+        softmax of the scores (scikit-learn's). One-vs-rest: each class's sigmoid,
+        normalised to sum to 1 (as scikit-learn's and LIBLINEAR's one-vs-rest
+        logistic regression).
 
         Parameters
         ----------
@@ -228,7 +256,7 @@ class LogisticRegression(SnapClassifier):
         if scores.shape[1] == 1:
             positive = expit(scores[:, 0])
             return np.column_stack([1.0 - positive, positive])
-        if self.multi_class == "multinomial":
+        if self._trains_multinomial():
             return softmax(scores, axis=1)
         probabilities = expit(scores)
         probabilities /= probabilities.sum(axis=1, keepdims=True)

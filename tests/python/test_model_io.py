@@ -22,11 +22,16 @@ def data():
 @pytest.mark.parametrize("format", ["snapml", "liblinear"])
 @pytest.mark.parametrize(
     "estimator",
-    [LogisticRegression(C=2.0), SupportVectorMachine(loss="squared_hinge", fit_intercept=False)],
-    ids=["logistic", "svm"],
+    [LogisticRegression(C=2.0, multi_class="ovr"), LogisticRegression(C=2.0),
+     SupportVectorMachine(loss="squared_hinge", fit_intercept=False)],
+    ids=["logistic", "multinomial", "svm"],
 )
 def test_round_trip(tmp_path, data, estimator, format):
     X, y = data
+    if format == "liblinear" and estimator._loss_name() == "multinomial":
+        with pytest.raises(ValueError, match="no solver_type for the multinomial loss"):
+            estimator.fit(X, y).save_model(tmp_path / "model.txt", format=format)
+        return
     fitted = estimator.fit(X, y)
     path = tmp_path / "model.txt"
     fitted.save_model(path, format=format)

@@ -111,7 +111,7 @@ def test_mapped_fit_equals_the_arrays(a9a):
         assert mapped.score(X_test, y_test) == pytest.approx(arrays.score(X_test, y_test), abs=1e-4)
 
 
-@pytest.mark.parametrize("estimator", [LogisticRegression(C=0.01),
+@pytest.mark.parametrize("estimator", [LogisticRegression(C=0.01, multi_class="ovr"),
                                        SupportVectorMachine(C=0.01, loss="squared_hinge")])
 def test_one_vs_rest_streams(tmp_path, estimator):
     # Streaming visits the chunks in file order, which converges slowly when a

@@ -10,6 +10,7 @@ to about 1e-2 (test_pipeline also checks that ours are the closer). Where both
 sides solve exactly (least squares, ridge), to 1e-6.
 """
 
+import os
 import pickle
 import types
 
@@ -107,14 +108,16 @@ def test_logistic_regression_cv_picks_scikit_learns_C(cancer):
     assert s_ours == pytest.approx(s_sk, abs=0.01)
 
 
-def cross_val_script(lm, X, y):
-    return (cross_val_score(lm.Ridge(alpha=0.5), X, y, cv=5, n_jobs=1),
-            cross_val_score(lm.LinearRegression(), X, y, cv=5, n_jobs=1))
+def cross_val_script(lm, X, y, n_jobs):
+    return (cross_val_score(lm.Ridge(alpha=0.5), X, y, cv=5, n_jobs=n_jobs),
+            cross_val_score(lm.LinearRegression(), X, y, cv=5, n_jobs=n_jobs))
 
 
-def test_cross_val_score():
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_cross_val_score(n_jobs):
+    # n_jobs=2: joblib's worker processes (under mpirun too: they are no ranks).
     X, y = load_diabetes(return_X_y=True)
-    (ridge_sk, ols_sk), (ridge_ours, ols_ours) = both(cross_val_script, X, y)
+    (ridge_sk, ols_sk), (ridge_ours, ols_ours) = both(cross_val_script, X, y, n_jobs)
     np.testing.assert_allclose(ridge_ours, ridge_sk, rtol=1e-6)
     np.testing.assert_allclose(ols_ours, ols_sk, rtol=1e-6)
 
@@ -206,30 +209,42 @@ def test_linear_svc(cancer):
     assert s_ours == s_sk
 
 
-def multiclass_script(lm, X, y):
-    model = lm.LogisticRegression().fit(X, y)
-    return model.predict_proba(X)
+def multiclass_script(lm, X_train, X_test, y_train):
+    # scikit-learn's default for more than two classes is the multinomial model
+    # (1.9 has no multi_class argument); snap_ml's multi_class="auto" is it too.
+    model = lm.LogisticRegression().fit(X_train, y_train)
+    return model.predict_proba(X_test), model.predict(X_test), model.coef_, model.intercept_
+
+
+def five_class_sparse():
+    """A generated sparse problem of 5 classes: 2,000 rows, 300 features, 3 % dense."""
+    rng = np.random.RandomState(0)
+    X = sp.random(2000, 300, density=0.03, format="csr", random_state=rng)
+    scores = X @ rng.normal(scale=3.0, size=(300, 5)) + 0.3 * rng.normal(size=(2000, 5))
+    return train_test_split(X, np.argmax(scores, axis=1), random_state=0)
+
+
+@pytest.mark.parametrize("data", ["iris", "sparse"])
+def test_multiclass_matches_sklearn_default(data):
+    if data == "iris":
+        X, y = load_iris(return_X_y=True)
+        X_train, X_test, y_train, y_test = train_test_split(StandardScaler().fit_transform(X), y, random_state=0)
+    else:
+        X_train, X_test, y_train, y_test = five_class_sparse()
+    (p_sk, y_sk, coef_sk, _), (p_ours, y_ours, coef_ours, _) = both(multiclass_script, X_train, X_test, y_train)
+    assert coef_ours.shape == coef_sk.shape
+    # lbfgs at its default tol=1e-4 (the module's docstring): probabilities to 1e-2.
+    np.testing.assert_allclose(p_ours, p_sk, atol=1e-2)
+    assert np.mean(y_ours == y_sk) >= 0.99
+    # Against the optimum (lbfgs run to convergence) ours is within 1e-4.
+    optimum = sklearn.linear_model.LogisticRegression(tol=1e-12, max_iter=100000).fit(X_train, y_train)
+    np.testing.assert_allclose(p_ours, optimum.predict_proba(X_test), atol=1e-4)
+    np.testing.assert_array_equal(y_ours, optimum.predict(X_test))
 
 
 def multinomial_script(lm, X, y):
-    # scikit-learn's default for more than two classes is the multinomial model
-    # (1.9 has no multi_class argument); snap_ml's "auto" stays one-vs-rest, so
-    # the script names it there: the one line that differs.
-    extra = dict(multi_class="multinomial") if lm is SNAP_ML else {}
-    model = lm.LogisticRegression(tol=1e-8, max_iter=1000, **extra).fit(X, y)
+    model = lm.LogisticRegression(tol=1e-8, max_iter=1000).fit(X, y)
     return model.predict_proba(X), model.predict(X), model.coef_, model.intercept_
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="snap_ml's multi_class='auto' fits more than two classes one-vs-rest "
-    "(the multinomial model is multi_class='multinomial'); scikit-learn's default is multinomial",
-)
-def test_multiclass_matches_sklearn_default():
-    X, y = load_iris(return_X_y=True)
-    X = StandardScaler().fit_transform(X)
-    probabilities_sk, probabilities_ours = both(multiclass_script, X, y)
-    np.testing.assert_allclose(probabilities_ours, probabilities_sk, atol=1e-2)
 
 
 def test_multinomial_matches_sklearn_multinomial():
@@ -241,15 +256,50 @@ def test_multinomial_matches_sklearn_multinomial():
     np.testing.assert_allclose(coef_ours, coef_sk, atol=1e-4 * np.abs(coef_sk).max())
     # Free intercepts are unique only up to a common shift (softmax).
     np.testing.assert_allclose(b_ours - b_ours.mean(), b_sk - b_sk.mean(), atol=1e-4 * np.abs(b_sk).max())
+    named = snap_ml.LogisticRegression(tol=1e-8, max_iter=1000, multi_class="multinomial").fit(X, y)
+    np.testing.assert_array_equal(named.coef_, coef_ours)
+
+
+@pytest.mark.parametrize(
+    "parameters",
+    [dict(multi_class="ovr"), dict(solver="liblinear"), dict(solver="dual"), dict(penalty="l1", solver="liblinear")],
+    ids=["ovr", "liblinear", "dual", "l1"],
+)
+def test_auto_is_one_vs_rest_where_the_multinomial_is_not_trained(parameters):
+    # scikit-learn raises for liblinear with more than two classes; snap_ml trains
+    # its one-vs-rest problems (as OneVsRestClassifier would), as for the other
+    # problems its multinomial solver does not train (docs/python.md's table).
+    X, y = load_iris(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    model = snap_ml.LogisticRegression(tol=1e-8, max_iter=1000, **parameters).fit(X, y)
+    assert not model._trains_multinomial()
+    scores = model.decision_function(X)
+    probabilities = 1.0 / (1.0 + np.exp(-scores))
+    np.testing.assert_allclose(model.predict_proba(X), probabilities / probabilities.sum(axis=1, keepdims=True))
+    assert snap_ml.LogisticRegression(tol=1e-8)._trains_multinomial()
 
 
 def test_multiclass_matches_one_vs_rest():
     X, y = load_iris(return_X_y=True)
     X = StandardScaler().fit_transform(X)
     theirs = OneVsRestClassifier(sklearn.linear_model.LogisticRegression(tol=1e-8)).fit(X, y)
-    ours = snap_ml.LogisticRegression(tol=1e-8).fit(X, y)
+    ours = snap_ml.LogisticRegression(tol=1e-8, multi_class="ovr").fit(X, y)
     np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-5)
     np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
+
+
+def multiclass_cv_script(lm, X_train, X_test, y_train, y_test):
+    model = lm.LogisticRegressionCV(Cs=6, cv=3).fit(X_train, y_train)
+    return float(np.ravel(model.C_)[0]), model.predict_proba(X_test), model.score(X_test, y_test)
+
+
+def test_logistic_regression_cv_multiclass_is_multinomial():
+    X, y = load_iris(return_X_y=True)
+    X_train, X_test, y_train, y_test = train_test_split(StandardScaler().fit_transform(X), y, random_state=0)
+    (C_sk, p_sk, s_sk), (C_ours, p_ours, s_ours) = both(multiclass_cv_script, X_train, X_test, y_train, y_test)
+    assert C_ours == C_sk
+    np.testing.assert_allclose(p_ours, p_sk, atol=1e-2)
+    assert s_ours == s_sk
 
 
 def snap_ml_example_script(lm, X_train, X_test, y_train, y_test, **gpu):
@@ -267,6 +317,27 @@ def test_snap_ml_example_on_a9a():
     assert loss_ours == pytest.approx(loss_sk, rel=1e-3)
     converged = sklearn.linear_model.LogisticRegression(tol=1e-10, max_iter=10000).fit(X, y)
     assert loss_ours == pytest.approx(log_loss(y_test, converged.predict_proba(X_test)), rel=1e-5)
+
+
+def test_snap_ml_example(cancer):
+    # The example's two lines on a small set (scaled: lbfgs converges at its defaults).
+    X_train, X_test, y_train, y_test = cancer
+    scaler = StandardScaler().fit(X_train)
+    (acc_sk, loss_sk), (acc_ours, loss_ours) = both(
+        snap_ml_example_script, scaler.transform(X_train), scaler.transform(X_test), y_train, y_test)
+    assert acc_ours == acc_sk
+    assert loss_ours == pytest.approx(loss_sk, rel=1e-2)
+
+
+def test_launched_as_a_rank(cancer):
+    # Run by test_sklearn_user_mpi.py under `mpirun -n 2`: this process is a rank,
+    # and a script whose every rank holds all the data trains once per rank.
+    ranks = int(os.environ.get("SNAPML_TEST_MPI_RANKS", "0"))
+    if not ranks:
+        pytest.skip("run under mpirun by test_sklearn_user_mpi.py")
+    assert snap_ml.mpi_world()[1] == ranks
+    model = snap_ml.LogisticRegression().fit(cancer[0], cancer[2])
+    assert model._data_source == "arrays"
 
 
 def test_snap_ml_example_device_ids_asks_for_the_gpu(cancer):

@@ -42,7 +42,7 @@ def test_max_iter_warns(data):
 def test_one_vs_rest_shapes_and_probabilities(data):
     X, _ = data
     y = np.arange(len(X)) % 4
-    model = LogisticRegression(random_state=0, n_jobs=2).fit(X, y)
+    model = LogisticRegression(random_state=0, n_jobs=2, multi_class="ovr").fit(X, y)
     assert model.coef_.shape == (4, X.shape[1]) and model.intercept_.shape == (4,)
     assert len(model.training_history_) == 4 and model.n_iter_.shape == (4,)
     probabilities = model.predict_proba(X)
