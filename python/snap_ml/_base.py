@@ -182,7 +182,7 @@ class SnapLinearModel(BaseEstimator):
             **parameters,
         )
         self._record_history(fits)
-        self._data_source = "arrays"
+        self._data_source = "distributed" if distributed else "arrays"
         if distributed:
             self.n_features_in_ = int(model.n_features)
         return model

@@ -2,6 +2,7 @@
 strings) mapped to ``classes_``, class weights, binary and one-vs-rest problems,
 ``decision_function`` and ``predict``."""
 
+import contextlib
 import numbers
 
 import numpy as np
@@ -111,19 +112,17 @@ class SnapClassifier(ClassifierMixin, SnapLinearModel):
             raise requires_y(self)
         distributed = _distributed.resolve_distributed(self.distributed, self._penalty_name())
         n_features = None
+        # Every rank validates its own rows; the classes and the feature count
+        # are agreed over the ranks (docs/distributed.md, "Python").
+        with _distributed.agreed_checks() if distributed else contextlib.nullcontext():
+            X, y = self._validate_X_y(X, y, y_numeric=False)
+            check_classification_targets(y)
+        distributed = distributed and _distributed.train_together(self.distributed, X, y, sample_weight)
         if distributed:
-            # Every rank validates its own rows; the classes and the feature count
-            # are agreed over the ranks (docs/distributed.md, "Python").
-            with _distributed.agreed_checks():
-                X, y = self._validate_X_y(X, y, y_numeric=False)
-                check_classification_targets(y)
-                local_classes = np.unique(y)
-            classes = _distributed.agree_classes(local_classes)
+            classes = _distributed.agree_classes(np.unique(y))
             labels = np.searchsorted(classes, y)
             n_features = _distributed.agree_max(X.shape[1])
         else:
-            X, y = self._validate_X_y(X, y, y_numeric=False)
-            check_classification_targets(y)
             classes, labels = np.unique(y, return_inverse=True)
         if classes.size < 2:
             raise ValueError(

@@ -13,6 +13,7 @@ docs/distributed.md, "Python", has the details.
 """
 
 import contextlib
+import hashlib
 import os
 import pickle
 
@@ -78,6 +79,41 @@ def resolve_distributed(distributed, penalty="l2"):
             "then fits its own rows) or penalty='l2'"
         )
     return use
+
+
+def _digest(*arrays):
+    """A digest of numpy or scipy sparse arrays (None too): equal inputs, equal digests."""
+    digest = hashlib.blake2b(digest_size=16)
+    for array in arrays:
+        if array is None:
+            digest.update(b"none")
+            continue
+        parts = (array.indptr, array.indices, array.data) if hasattr(array, "indptr") else (array,)
+        for part in parts:
+            try:
+                part = np.ascontiguousarray(part)
+                digest.update(f"{part.dtype.str}{part.shape}".encode())
+                digest.update(part.view(np.uint8).ravel() if part.dtype != object else pickle.dumps(part))
+            except Exception:  # noqa: BLE001 - an input fit rejects later, on every rank alike
+                digest.update(b"?")
+    return digest.hexdigest()
+
+
+def train_together(distributed, X, y, sample_weight):
+    """Whether the ranks, which resolved to train distributed, train one model together.
+
+    Under ``distributed="auto"`` an unmodified scikit-learn script in which every
+    rank loads all the data holds the same rows on every rank: each rank then
+    trains alone, on all of them, the model of one process (never K copies as one
+    fit at C*K). Asked for explicitly (``distributed=True``), the ranks train
+    together and the core refuses ranks holding the same rows with a message
+    saying how to shard them (snapml/rank_agreement.h). Collective: every rank
+    calls it.
+    """
+    if distributed != "auto":
+        return True
+    digests = allgather((_digest(X, y, sample_weight), X.shape[0]))
+    return len(set(digests)) > 1 or digests[0][1] == 0
 
 
 def allgather(value):

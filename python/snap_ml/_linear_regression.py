@@ -2,6 +2,7 @@
 squares) and ``Ridge``, and Snap ML's ridge / L2-loss support vector regression
 (``LinearRegression(penalty="l2")``)."""
 
+import contextlib
 import numbers
 
 import numpy as np
@@ -79,13 +80,10 @@ class _SquaredLossRegressor(RegressorMixin, SnapLinearModel):
         if y is None:
             raise requires_y(self)
         distributed = _distributed.resolve_distributed(self.distributed, self._penalty_name())
-        if distributed:
-            with _distributed.agreed_checks():
-                X, y = self._validate_X_y(X, y, y_numeric=True)
-            n_features = _distributed.agree_max(X.shape[1])
-        else:
+        with _distributed.agreed_checks() if distributed else contextlib.nullcontext():
             X, y = self._validate_X_y(X, y, y_numeric=True)
-            n_features = X.shape[1]
+        distributed = distributed and _distributed.train_together(self.distributed, X, y, sample_weight)
+        n_features = _distributed.agree_max(X.shape[1]) if distributed else X.shape[1]
         warm = self._warm_model(1, n_features)
         model = self._train(X, y.astype(np.float64), sample_weight, warm, epsilon=epsilon,
                             distributed=distributed)

@@ -65,16 +65,32 @@ def test_ranks_with_different_C_fail_naming_it(tmp_path):
 
 
 def test_the_same_rows_on_every_rank_are_refused(tmp_path):
-    # An unmodified script: every rank loads all the data. Before the check this
-    # trained on 2 copies, a fit at C*2, silently.
+    # Every rank holds all the data but asks for one fit over the ranks. Before
+    # the check this trained on 2 copies, a fit at C*2, silently.
     code, out = _run(tmp_path, """
-        LogisticRegression().fit(X, y)
+        LogisticRegression(distributed=True).fit(X, y)
         print("fitted", flush=True)
     """, [], [])
     assert code != 0, out
     assert "ranks 0 and 1 hold the same 270 rows" in out
     assert "X[rank::size]" in out
     assert "fitted" not in out
+
+
+def test_the_same_rows_on_every_rank_train_once_per_rank(tmp_path):
+    # An unmodified one-process script (distributed="auto"): every rank loads all
+    # the data and ends with the one-process model, never with a fit on 2 copies.
+    code, out = _run(tmp_path, """
+        model = LogisticRegression().fit(X, y)
+        alone = LogisticRegression(distributed=False).fit(X, y)
+        assert model._data_source == "arrays", model._data_source
+        np.testing.assert_array_equal(model.coef_, alone.coef_)
+        shared = LogisticRegression().fit(X[rank::size], y[rank::size])
+        assert shared._data_source == "distributed", shared._data_source
+        print(f"rank {rank}: alone on the same rows, together on shares", flush=True)
+    """, [], [])
+    assert code == 0, out
+    assert "rank 0: alone" in out and "rank 1: alone" in out
 
 
 def test_joblib_workers_under_mpirun_train_in_their_own_process(tmp_path):
