@@ -24,6 +24,7 @@ ESTIMATORS = [
     LinearRegression(),
     Ridge(),
     LogisticRegressionCV(),
+    LogisticRegressionCV(multi_class="ovr"),
     LogisticRegressionCV(tol=1e-8),
 ]
 
@@ -33,7 +34,8 @@ def test_sklearn_compatible(estimator, check):
     check(estimator)
 
 
-@pytest.mark.parametrize("estimator", [LogisticRegression(), LinearSVC(), LinearRegression(), Ridge()],
+@pytest.mark.parametrize("estimator", [LogisticRegression(), LinearSVC(), LinearRegression(), Ridge(),
+                                       LogisticRegressionCV()],
                          ids=lambda e: type(e).__name__)
 def test_plain_check_estimator_passes_on_the_sklearn_names(estimator):
     # The scikit-learn-named estimators as shipped: no expected failures at all.
