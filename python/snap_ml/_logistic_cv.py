@@ -1,5 +1,7 @@
 """scikit-learn's LogisticRegressionCV: a warm-started path over Cs per fold."""
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 from sklearn.base import clone
 from sklearn.metrics import get_scorer
@@ -9,6 +11,7 @@ from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from ._base import _ACCEPT_SPARSE, _DTYPES
 from ._logistic import LogisticRegression
+from ._params import resolve_threads
 
 # The parameters an inner LogisticRegression takes from this one.
 _SHARED = ("fit_intercept", "dual", "penalty", "solver", "tol", "max_iter", "class_weight",
@@ -23,8 +26,12 @@ class LogisticRegressionCV(LogisticRegression):
     For each fold, one ``LogisticRegression`` is fitted along ``Cs`` from the
     strongest regularisation to the weakest, each fit warm-started from the
     previous one (the Newton solver then needs a few iterations per C); the C of
-    the best mean score over the folds is refitted on all the data. The folds
-    train one after another in this process.
+    the best mean score over the folds is refitted on all the data. With
+    ``n_jobs`` above 1 the folds train side by side on threads of this process
+    (the core releases the GIL), ``n_jobs`` threads in all: as many folds at once
+    as there are threads (at most the folds), each fit on ``n_jobs // folds at
+    once`` threads; the refit takes all of them. On a GPU the folds train one
+    after another.
 
     Parameters
     ----------
@@ -149,9 +156,14 @@ class LogisticRegressionCV(LogisticRegression):
         scorer = get_scorer(self.scoring if self.scoring is not None else "accuracy")
         folds = list(check_cv(self.cv, y, classifier=True).split(X, y))
         scores = np.empty((len(folds), Cs.size))
-        fold_models = []
-        for k, (train, test) in enumerate(folds):
-            model = self._path_model()
+        threads = resolve_threads(self.n_jobs)
+        side_by_side = 1 if self.use_gpu or self.device_ids else max(1, min(len(folds), threads))
+        fold_jobs = max(1, threads // side_by_side)
+
+        def path(k):
+            """Fold k's path over Cs: its models' (coef, intercept) per C."""
+            train, test = folds[k]
+            model = self._path_model().set_params(n_jobs=fold_jobs)
             coefs = [None] * Cs.size
             for j in order:
                 model.set_params(C=float(Cs[j])).fit(X[train], y[train], sample_weight=weights[train])
@@ -159,7 +171,13 @@ class LogisticRegressionCV(LogisticRegression):
                 scores[k, j] = (scorer(model, X[test], y[test], sample_weight=weights[test])
                                 if weights[test].any() else np.nan)
                 coefs[j] = (model.coef_.copy(), model.intercept_.copy())
-            fold_models.append(coefs)
+            return coefs
+
+        if side_by_side == 1:
+            fold_models = [path(k) for k in range(len(folds))]
+        else:
+            with ThreadPoolExecutor(max_workers=side_by_side) as pool:
+                fold_models = list(pool.map(path, range(len(folds))))
         best = int(np.nanargmax(np.nanmean(scores, axis=0)))
         final = clone(self._path_model()).set_params(C=float(Cs[best]), warm_start=False)
         final.fit(X, y, sample_weight=weights)
