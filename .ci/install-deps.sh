@@ -10,6 +10,7 @@ debian_packages=(
   libopenmpi-dev openmpi-bin                                 # distributed driver
   pybind11-dev                                               # Python extension
   liblinear-tools                                            # reference peer in tests
+  clang libclang-rt-dev libomp-dev                           # fuzzers (tests/fuzz): libFuzzer, OpenMP for clang
 )
 python_packages=(numpy scipy scikit-learn pytest pybind11 scikit-build-core pandas)
 

@@ -39,3 +39,11 @@ if [ "${SNAPML_SANITIZERS:-1}" != 0 ]; then
     ctest --test-dir "$build-sanitize" --output-on-failure --timeout 900 -j 2 \
           -LE mpi -E "GpuEpochModel|cli.out_of_core.stream"
 fi
+
+# The input readers' libFuzzer harnesses (docs/reliability.md, "Fuzzers"), each
+# for SNAPML_FUZZ_SECONDS (default 20) from the seed corpus in tests/fuzz/corpus,
+# two at a time. SNAPML_FUZZ=0 skips this stage (about 1.5 minutes of build on 2
+# cores, then 1 minute of fuzzing).
+if [ "${SNAPML_FUZZ:-1}" != 0 ]; then
+  SNAPML_FUZZ_BUILD_DIR="$build-fuzz" bash tests/fuzz/run_fuzzers.sh
+fi

@@ -186,7 +186,8 @@ class RangeParser {
       if (!parsed || !(ends_token(parsed, end_) || *parsed == ',') || !std::isfinite(label))
         fail(token, "bad label set '" + token_text(token) + "': expected finite numbers separated by ','");
       out_.labels.push_back(label);
-      if (*parsed != ',' || parsed == end_) {
+      // parsed may be end_ (a label set that ends the input): test it before reading *parsed.
+      if (parsed == end_ || *parsed != ',') {
         std::sort(out_.labels.begin() + static_cast<std::ptrdiff_t>(first), out_.labels.end());
         return parsed;
       }

@@ -249,7 +249,7 @@ Model Model::load(const std::string& path) {
   for (std::int64_t o = 0; o < outputs; ++o) model.intercept.push_back(in.number("an intercept"));
   in.expect_line_end();
   expect_key("coef");
-  model.coef.reserve(static_cast<std::size_t>(outputs) * static_cast<std::size_t>(features));
+  model.coef.reserve(in.reservable_numbers(static_cast<std::uint64_t>(outputs) * static_cast<std::uint64_t>(features)));
   for (std::int64_t o = 0; o < outputs; ++o) {
     in.require_line("a weight row");
     for (std::int64_t j = 0; j < features; ++j) model.coef.push_back(in.number("a weight"));

@@ -107,10 +107,15 @@ Model Model::load_liblinear(const std::string& path) {
   std::int64_t features = -1;
   double bias = -1.0;
   std::vector<double> labels;
+  std::vector<std::string> seen;  // the header's keywords so far
   for (;;) {
     in.require_line("the 'w' line");
     const std::string key(in.token());
     if (key == "w") break;
+    // A second nr_class or label line would leave labels and nr_class disagreeing,
+    // and the weights indexed past their rows (shown by fuzz_model_liblinear under AddressSanitizer).
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) in.fail("'" + key + "' appears twice in the header");
+    seen.push_back(key);
     if (key == "solver_type") {
       solver = std::string(in.token());
       const auto found = std::find_if(std::begin(kSolvers), std::end(kSolvers),
@@ -143,10 +148,11 @@ Model Model::load_liblinear(const std::string& path) {
   const std::int64_t columns = (n_classes == 2 && !crammer_singer) || !classifier ? 1 : n_classes;
   const std::int64_t rows = features + (bias >= 0.0 ? 1 : 0);
 
-  std::vector<double> w(static_cast<std::size_t>(rows * columns));  // feature-major, as in the file
+  std::vector<double> w;  // feature-major, as in the file
+  w.reserve(in.reservable_numbers(static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(columns)));
   for (std::int64_t i = 0; i < rows; ++i) {
     in.require_line("a weight line");
-    for (std::int64_t c = 0; c < columns; ++c) w[static_cast<std::size_t>(i * columns + c)] = in.number("a weight");
+    for (std::int64_t c = 0; c < columns; ++c) w.push_back(in.number("a weight"));
     in.expect_line_end();
   }
   if (in.next_line()) in.fail("unexpected text after the last weight line");

@@ -1,5 +1,6 @@
 #include "model_text.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -81,6 +82,11 @@ std::int64_t ModelText::integer(const char* what) {
   if (result.ec != std::errc() || result.ptr != text.data() + text.size())
     fail(std::string("expected ") + what + " (an integer), found '" + std::string(text) + "'");
   return value;
+}
+
+std::size_t ModelText::reservable_numbers(std::uint64_t announced) const {
+  const std::size_t left = next_line_start_ < text_.size() ? text_.size() - next_line_start_ : 0;
+  return static_cast<std::size_t>(std::min<std::uint64_t>(announced, left / 2 + 1));
 }
 
 void ModelText::require_line(const char* what) {

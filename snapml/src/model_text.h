@@ -30,6 +30,12 @@ class ModelText {
   void require_line(const char* what);
   // Fails unless the current line has no more tokens.
   void expect_line_end();
+  // How many of `announced` numbers to reserve room for: no more than the rest of
+  // the file can hold (each takes at least two bytes, a digit and a separator).
+  // A header's count is not trusted with an allocation: "n_features 2000000000"
+  // in a 300-byte file asked for 16 GB before the file was found too short
+  // (shown by the fuzzers' memory limit).
+  std::size_t reservable_numbers(std::uint64_t announced) const;
   [[noreturn]] void fail(const std::string& problem) const;
   // The same naming the current line only, for a problem of the line as a whole.
   [[noreturn]] void fail_line(const std::string& problem) const;
