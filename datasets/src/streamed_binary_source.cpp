@@ -155,7 +155,7 @@ void StreamedBinarySource::stop_reader() {
   stop_ = false;
   head_ = 0;
   filled_ = 0;
-  held_ = false;
+  held_ = 0;
   error_ = nullptr;
   position_ = 0;
 }
@@ -182,9 +182,9 @@ void StreamedBinarySource::read_ahead() {
     std::size_t slot = 0;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      changed_.wait(lock, [&] { return stop_ || filled_ + (held_ ? 1 : 0) < slots_.size(); });
+      changed_.wait(lock, [&] { return stop_ || filled_ + held_ < slots_.size(); });
       if (stop_) return;
-      slot = (head_ + (held_ ? 1 : 0) + filled_) % slots_.size();
+      slot = (head_ + held_ + filled_) % slots_.size();
     }
     // The slot is neither filled nor held: the consumer does not look at it.
     try {
@@ -208,9 +208,10 @@ void StreamedBinarySource::read_ahead() {
 
 bool StreamedBinarySource::next(CsrView& chunk) {
   std::unique_lock<std::mutex> lock(mutex_);
-  if (held_) {
-    held_ = false;
-    head_ = (head_ + 1) % slots_.size();
+  if (held_ >= hold_) {  // give up the oldest views: their slots are the reader's again
+    const std::size_t released = held_ - hold_ + 1;
+    held_ -= released;
+    head_ = (head_ + released) % slots_.size();
     changed_.notify_all();
   }
   if (position_ >= layout_.table.size()) return false;
@@ -219,8 +220,8 @@ bool StreamedBinarySource::next(CsrView& chunk) {
   // error surfaces at the chunk it concerns.
   if (filled_ == 0) std::rethrow_exception(error_);
   --filled_;
-  held_ = true;
-  const Slot& slot = slots_[head_];
+  const Slot& slot = slots_[(head_ + held_) % slots_.size()];
+  ++held_;
   chunk = binary_chunk_view(layout_.table[slot.chunk], n_features(), layout_.has_weights(),
                             reinterpret_cast<const unsigned char*>(slot.words.get()));
   ++position_;
@@ -240,15 +241,13 @@ void StreamedBinarySource::reset() {
 void StreamedBinarySource::rewind() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    const bool at_pass_start = position_ == 0 && !held_;
+    const bool at_pass_start = position_ == 0 && held_ == 0;
     const bool at_pass_end = position_ == layout_.table.size();
     if (error_ == nullptr && (at_pass_start || at_pass_end)) {
       // The reader is at chunk 0 of a pass (reading ahead after a complete pass
-      // included): keep it and what it has read.
-      if (held_) {
-        held_ = false;
-        head_ = (head_ + 1) % slots_.size();
-      }
+      // included): keep it and what it has read; the held views are given up.
+      head_ = (head_ + held_) % slots_.size();
+      held_ = 0;
       position_ = 0;
       changed_.notify_all();
       return;
@@ -256,6 +255,12 @@ void StreamedBinarySource::rewind() {
   }
   stop_reader();
   start_reader();
+}
+
+void StreamedBinarySource::hold(std::size_t count) {
+  ChunkSource::hold(count);
+  std::lock_guard<std::mutex> lock(mutex_);
+  hold_ = count;
 }
 
 bool StreamedBinarySource::reset_in_order(const std::vector<std::size_t>& order) {
@@ -286,6 +291,19 @@ std::uint64_t resident_state_bytes(std::int64_t n_rows, std::int64_t n_features)
   return solver_state_bytes(n_rows, n_features) + 48 * static_cast<std::uint64_t>(std::max<std::int64_t>(n_rows, 0));
 }
 
+std::uint64_t window_row_bytes(const BinaryFileLayout& layout) {
+  std::uint64_t rows = 0;
+  for (const BinaryChunkEntry& e : layout.table) rows = std::max<std::uint64_t>(rows, static_cast<std::uint64_t>(e.n_rows));
+  return 8 * rows;
+}
+
+std::uint64_t stream_buffers(std::uint64_t left, std::uint64_t largest, std::uint64_t window_bytes, std::size_t chunks) {
+  if (left < 2 * largest) return left / largest;
+  // Buffer b >= 3 costs its chunk and the window's order of one more chunk's rows.
+  const std::uint64_t more = (left - 2 * largest) / (largest + window_bytes);
+  return 2 + std::min<std::uint64_t>(more, chunks > 1 ? chunks - 1 : 0);
+}
+
 BinarySourcePlan plan_binary_source(const BinaryFileLayout& layout, std::uint64_t max_memory) {
   BinarySourcePlan plan;
   plan.state_bytes = solver_state_bytes(layout.header.n_rows, layout.header.n_features);
@@ -295,7 +313,7 @@ BinarySourcePlan plan_binary_source(const BinaryFileLayout& layout, std::uint64_
     return plan;
   const std::uint64_t largest = std::max<std::uint64_t>(layout.largest_chunk_bytes(), 1);
   const std::uint64_t left = max_memory > plan.state_bytes ? max_memory - plan.state_bytes : 0;
-  const std::uint64_t buffers = std::min<std::uint64_t>(3, left / largest);
+  const std::uint64_t buffers = stream_buffers(left, largest, window_row_bytes(layout), layout.table.size());
   if (buffers < 2)
     throw InvalidArgument(
         "a memory budget of " + std::to_string(max_memory) + " bytes is too small to stream " + layout.path +

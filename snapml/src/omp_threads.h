@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 
 #include "snapml/threads.h"
 
@@ -29,6 +30,14 @@ inline int resolve_threads(int requested) {
   (void)requested;
   return 1;
 #endif
+}
+
+// A fit's threads: `requested` when > 0, every OpenMP thread when 0 and
+// OMP_NUM_THREADS says how many, else chosen from the epoch's non-zeros
+// (default_threads, snapml/threads.h).
+inline int resolve_fit_threads(int requested, std::int64_t epoch_nnz) {
+  if (requested > 0 || std::getenv("OMP_NUM_THREADS") != nullptr) return resolve_threads(requested);
+  return default_threads(epoch_nnz, resolve_threads(0));
 }
 
 // Rows handed to a team in blocks of this many, each to whichever thread asks

@@ -32,6 +32,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <deque>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -47,6 +48,7 @@
 #include "snapml/error.h"
 #include "snapml/objectives.h"
 #include "snapml/solver.h"
+#include "stream_window.h"
 
 namespace snapml {
 namespace {
@@ -231,19 +233,6 @@ inline void prefetch_ahead(const std::int64_t* order, std::int64_t position, std
   }
 }
 
-// The rows order[begin, end) of chunk x (a streamed source's epoch).
-template <typename Loss, bool kAtomic>
-void update_rows(const Loss& loss, const CsrView& x, const std::int64_t* order, std::int64_t begin,
-                 std::int64_t end, double* alpha, const double* squared_norms,
-                 const StepContext& context, ThreadPass& pass) {
-  auto locate = [&](std::int64_t row) { return std::pair<const CsrView&, std::int64_t>(x, row); };
-  for (std::int64_t position = begin; position < end; ++position) {
-    prefetch_ahead(order, position, x.n_rows, locate, alpha, squared_norms, context.prefetched_weights);
-    const std::int64_t row = order[position];
-    step_row<Loss, kAtomic>(loss, x, row, alpha[row], squared_norms[row], context, pass);
-  }
-}
-
 // Every chunk of a resident source at once, and where each starts among this
 // rank's rows; order[] holds indices into all of them.
 struct ResidentRows {
@@ -251,7 +240,29 @@ struct ResidentRows {
   std::vector<std::int64_t> first;  // chunks.size() + 1 prefix sums of the row counts
 };
 
-// The rows order[begin, end) of a resident source (one permutation over all chunks).
+// A streamed epoch's sliding window (docs/out-of-core.md, "Convergence"). One
+// permutation over all rows is what a resident epoch visits; a streamed source
+// holds only a few chunks at a time, and visiting one chunk after another makes
+// SDCA zig-zag between the chunks' optima (chunk_source.h). So the epoch keeps
+// `window` chunks in the ring at once: each chunk's rows are cut at random into
+// `window` parts, and at each step, as one chunk enters, the rows of one part of
+// every chunk in the window are visited in one random permutation: a step mixes
+// rows of `window` chunks, and every row is still visited once an epoch. (The
+// window of chunks in memory follows the resident working set of DuHL, Dunner,
+// Forte, Takac & Jaggi, NeurIPS 2017, with a sliding instead of a gap-driven
+// choice of chunks.)
+struct WindowChunk {
+  CsrView x;
+  std::int64_t first = 0;           // its first row among all rows
+  std::vector<std::int64_t> order;  // its rows in a random order, cut into parts
+  std::size_t entered = 0;          // the step it entered the window at
+};
+
+
+// The rows order[begin, end) of a resident source (one permutation over all
+// chunks), or of a streamed epoch's window of chunks (indices of their rows among
+// all rows; `rows` then lists only the window's chunks, by their first row).
+// `left_out` is written only when shrinking, which streamed epochs do not.
 template <typename Loss, bool kAtomic>
 void update_resident_rows(const Loss& loss, const ResidentRows& rows, const std::int64_t* order,
                           std::int64_t order_size, std::int64_t begin, std::int64_t end, double* alpha,
@@ -346,6 +357,7 @@ class SdcaCpuSolver final : public Solver, private RoundBackend {
   std::vector<std::int64_t> chunk_first_;  // n_chunks + 1 row offsets, first pass's (file) order
   std::vector<std::int64_t> chunk_order_;  // a streamed epoch's chunk order
   ResidentRows resident_;  // empty unless the source is resident
+  ResidentRows window_rows_;  // a streamed epoch's window of chunks, one step's
   // Shrinking (hinge and squared hinge, a resident source, one rank): the rows
   // still visited, a flag a row set when the last pass left it out, and the
   // projected gradient range of the last pass (start_shrinking, after_shrinking_pass).
@@ -474,34 +486,67 @@ SNAPML_OMP(parallel num_threads(team))
     return n;
   }
   // Streamed: a fresh chunk order each epoch where the source can take one
-  // (StreamedBinarySource reads its chunks at any offset), rows permuted within
-  // each chunk; chunk_first_ places each chunk's rows among alpha and the norms.
+  // (StreamedBinarySource reads its chunks at any offset), and the rows of a
+  // sliding window of chunks mixed (window_steps); chunk_first_ places each
+  // chunk's rows among alpha and the norms.
   random_permutation(chunk_order_, static_cast<std::int64_t>(chunk_first_.size()) - 1, random_);
   const bool shuffled = source.reset_in_order(
       std::vector<std::size_t>(chunk_order_.begin(), chunk_order_.end()));
+  const std::size_t chunks = chunk_first_.size() - 1;
+  const std::size_t window = stream_window(source.max_held(), chunks);
+  source.hold(window);
+  std::deque<WindowChunk> held;
   std::size_t position = 0;
   CsrView x;
-  while (source.next(x)) {
-    require(position + 1 < chunk_first_.size(), "the chunk source returned more chunks than in its first pass");
-    const auto c = static_cast<std::size_t>(shuffled ? chunk_order_[position] : static_cast<std::int64_t>(position));
-    ++position;
-    const std::int64_t offset = chunk_first_[c];
-    require(x.n_rows == chunk_first_[c + 1] - offset,
-            "chunk " + std::to_string(c) + " of the chunk source changed its row count since the first pass");
-    random_permutation(order_, x.n_rows, random_);
-    double* alpha = alpha_.data() + offset;
-    const double* norms = squared_norms_.data() + offset;
-    const int team = static_cast<int>(std::min<std::int64_t>(threads_, std::max<std::int64_t>(x.n_rows, 1)));
+  // Step k takes chunk k of the pass into the window (while there is one), then
+  // visits part (k - j) of every chunk j in it; a chunk leaves after its last part.
+  for (std::size_t step = 0; position < chunks || !held.empty(); ++step) {
+    if (position < chunks) {
+      require(source.next(x), "the chunk source returned fewer chunks than in its first pass");
+      const auto c = static_cast<std::size_t>(shuffled ? chunk_order_[position] : static_cast<std::int64_t>(position));
+      ++position;
+      const std::int64_t offset = chunk_first_[c];
+      require(x.n_rows == chunk_first_[c + 1] - offset,
+              "chunk " + std::to_string(c) + " of the chunk source changed its row count since the first pass");
+      WindowChunk entering{x, offset, {}, step};
+      random_permutation(entering.order, x.n_rows, random_);
+      held.push_back(std::move(entering));
+    }
+    // This step's rows, as indices among all rows (alpha's), in one random order.
+    order_.clear();
+    for (const WindowChunk& chunk : held) {
+      const auto [begin, end] = window_part(chunk.x.n_rows, window, step - chunk.entered);
+      for (std::int64_t i = begin; i < end; ++i) order_.push_back(chunk.first + chunk.order[static_cast<std::size_t>(i)]);
+    }
+    if (held.size() > 1) detail::shuffle(order_.data(), static_cast<std::int64_t>(order_.size()), random_);
+    // The window's chunks sorted by their first row, as update_resident_rows locates them.
+    window_rows_.chunks.clear();
+    window_rows_.first.clear();
+    std::vector<const WindowChunk*> by_first;
+    for (const WindowChunk& chunk : held) by_first.push_back(&chunk);
+    std::sort(by_first.begin(), by_first.end(), [](const WindowChunk* a, const WindowChunk* b) { return a->first < b->first; });
+    for (const WindowChunk* chunk : by_first) {
+      window_rows_.chunks.push_back(chunk->x);
+      window_rows_.first.push_back(chunk->first);
+    }
+    window_rows_.first.push_back(by_first.back()->first + by_first.back()->x.n_rows);
+    const auto n = static_cast<std::int64_t>(order_.size());
+    const int team = static_cast<int>(std::min<std::int64_t>(threads_, std::max<std::int64_t>(n, 1)));
     ThreadPass total(nullptr);
     if (team <= 1) {
-      update_rows<Loss, false>(loss, x, order_.data(), 0, x.n_rows, alpha, norms, context, total);
+      update_resident_rows<Loss, false>(loss, window_rows_, order_.data(), n, 0, n, alpha_.data(),
+                                        squared_norms_.data(), context, total, nullptr);
     } else {
 SNAPML_OMP(parallel num_threads(team))
-      update_in_blocks(x.n_rows, context, total, [&](std::int64_t begin, std::int64_t end, ThreadPass& pass) {
-        update_rows<Loss, true>(loss, x, order_.data(), begin, end, alpha, norms, context, pass);
+      update_in_blocks(n, context, total, [&](std::int64_t begin, std::int64_t end, ThreadPass& pass) {
+        update_resident_rows<Loss, true>(loss, window_rows_, order_.data(), n, begin, end, alpha_.data(),
+                                         squared_norms_.data(), context, pass, nullptr);
       });
     }
+    // The oldest chunk has visited its last part: next() may give its buffer up.
+    if (step + 1 - held.front().entered == window) held.pop_front();
   }
+  source.hold(1);
   return n_rows_;
 }
 

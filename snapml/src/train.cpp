@@ -301,12 +301,17 @@ void fit_problems_in_parallel(ChunkSource& source, SolverSession& session, std::
 
 }  // namespace
 
-TrainResult train(ChunkSource& source, Communicator& communicator, const TrainParameters& p) {
-  check_parameters(p);
+TrainResult train(ChunkSource& source, Communicator& communicator, const TrainParameters& given) {
+  check_parameters(given);
+  // Threads left open (0) are chosen from the work of an epoch: every problem's
+  // pass over this rank's non-zeros (resolve_fit_threads).
+  TrainParameters p = given;
   check_ranks_agree(source, communicator, p);
   const LabelSummary summary = checked_summary(source, communicator, p);
   const std::vector<double> weights = class_weights(summary, p);
   std::vector<Problem> problems = make_problems(summary, weights, p);
+  p.threads = detail::resolve_fit_threads(p.threads, source.nnz() * static_cast<std::int64_t>(problems.size()));
+  for (Problem& problem : problems) problem.parameters.threads = p.threads;
   TrainResult result;
   result.fits.resize(problems.size());
   // Side by side only in one process (ranks must run the problems' collectives in

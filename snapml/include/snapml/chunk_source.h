@@ -11,7 +11,9 @@
 // coordinate ascent on a9a, 2,000-row blocks: a relative duality gap of 0.045
 // after 10 epochs against 0.0045 for one permutation; docs/algorithms.md).
 // Streamed sources cannot: the solver shuffles the order of their chunks each
-// epoch instead (reset_in_order), which recovers part of the difference.
+// epoch instead (reset_in_order), which recovers part of the difference, and
+// where the source can keep several chunks' views valid at once (hold) it visits
+// the rows of a window of chunks in one permutation (window_order.h).
 #pragma once
 
 #include <cstddef>
@@ -36,6 +38,13 @@ class ChunkSource {
   // comes in the default order. Streamed sources with random access to their
   // chunks (StreamedBinarySource) use it for the per-epoch chunk shuffle of SDCA.
   virtual bool reset_in_order(const std::vector<std::size_t>& order);
+  // The most views hold() can keep valid at once: 1 unless the source says more.
+  virtual std::size_t max_held() const { return 1; }
+  // From now on the views of the last `count` chunks next() returned stay valid
+  // together (1 <= count <= max_held()): next() gives up the oldest only when
+  // `count` are held, and reset()/reset_in_order() give up all of them. 1, the
+  // default, is the contract above. Throws InvalidArgument outside that range.
+  virtual void hold(std::size_t count);
   virtual std::int32_t n_features() const = 0;
   virtual std::int64_t n_rows() const = 0;
   virtual std::int64_t nnz() const = 0;
@@ -58,6 +67,9 @@ class ResidentSource : public ChunkSource {
   }
   void reset() override { position_ = 0; }
   bool resident() const final { return true; }
+  // Every view of a resident source stays valid.
+  std::size_t max_held() const final { return n_chunks() > 0 ? n_chunks() : 1; }
+  void hold(std::size_t) final {}
   CsrView chunk(std::size_t index) const override = 0;
 
  protected:

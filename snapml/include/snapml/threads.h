@@ -11,6 +11,8 @@
 // leaves room for oversubscription (a team slightly larger than the cores).
 #pragma once
 
+#include <cstdint>
+
 namespace snapml {
 
 // 4 times the hardware threads, and at least 64: the most threads a region uses.
@@ -19,5 +21,16 @@ int thread_limit();
 // `requested` when it is at most thread_limit(), else thread_limit(); a count
 // <= 0 is returned unchanged (its meaning, "all", is the caller's).
 int clamp_threads(int requested);
+
+// A fit's thread count when its caller leaves it open (threads = 0 and no
+// OMP_NUM_THREADS): one thread for every kEpochNnzPerThread non-zeros an epoch
+// visits (the rows of all problems solved), at least 1 and at most `available`
+// (the machine's threads). Below that a second thread's share of an epoch is too
+// short to pay for its start, the shared vector's cache lines moving between
+// cores and the atomic updates (measured: docs/benchmarks/threads.md; two
+// threads on a9a, 450k non-zeros, were slower than one). A count the caller
+// gives is always obeyed (clamp_threads only).
+inline constexpr std::int64_t kEpochNnzPerThread = 2000000;
+int default_threads(std::int64_t epoch_nnz, int available);
 
 }  // namespace snapml

@@ -53,7 +53,8 @@ BinaryFileLayout read_binary_layout(const InputFile& input);
 // The chunks of a binary file in file order (or a given order: reset_in_order),
 // read ahead by a background thread
 // into `buffers` (>= 2) ring buffers. Not resident: a view from next() is valid
-// until the following next() or reset(). A chunk's checksum is verified the first
+// until the following next() or reset(), or with hold(k) until k more next()
+// calls or reset(). A chunk's checksum is verified the first
 // time this source reads it, as the memory-mapped reader does (the file must not be
 // rewritten in place while training: a file renamed over it is not seen, the
 // descriptor keeps the old one); the invariants that keep a solver in bounds are
@@ -80,6 +81,10 @@ class StreamedBinarySource final : public ChunkSource {
   // ahead in the order of the pass it is in, into the next pass too: a following
   // pass in the same order keeps what was read ahead, another order re-reads.
   bool reset_in_order(const std::vector<std::size_t>& order) override;
+  // Up to every buffer of the ring; the reader reads ahead into the buffers not
+  // held (none when all are: next() then waits for each read).
+  std::size_t max_held() const override { return slots_.size(); }
+  void hold(std::size_t count) override;
   std::int32_t n_features() const override { return static_cast<std::int32_t>(layout_.header.n_features); }
   std::int64_t n_rows() const override { return layout_.header.n_rows; }
   std::int64_t nnz() const override { return layout_.header.nnz; }
@@ -112,11 +117,14 @@ class StreamedBinarySource final : public ChunkSource {
   std::condition_variable changed_;  // every state change below wakes every waiter
   std::thread reader_;
   bool stop_ = false;
-  // Slots are used in ring order: the reader fills slot (head_ + filled_) % size,
-  // the consumer takes slot head_. `held_` is the slot whose view next() returned.
+  // Slots are used in ring order: from head_, `held_` slots whose views next()
+  // returned (oldest first), then `filled_` slots read ahead; the reader fills
+  // slot (head_ + held_ + filled_) % size. next() gives up the oldest held slot
+  // when `hold_` are held (hold()).
   std::size_t head_ = 0;
   std::size_t filled_ = 0;
-  bool held_ = false;
+  std::size_t held_ = 0;
+  std::size_t hold_ = 1;
   std::exception_ptr error_;  // the reader's failure on the chunk after the filled ones
   std::size_t position_ = 0;  // chunks next() has returned in this pass
   // The pass's chunk order; empty: file order. Changed only while the reader is
@@ -145,10 +153,24 @@ std::uint64_t solver_state_bytes(std::int64_t n_rows, std::int64_t n_features);
 // fits with this beside it.
 std::uint64_t resident_state_bytes(std::int64_t n_rows, std::int64_t n_features);
 
+// The bytes the SDCA epoch keeps for each chunk of its window besides the chunk:
+// the random order of its rows, 8 bytes a row of the largest chunk.
+std::uint64_t window_row_bytes(const BinaryFileLayout& layout);
+
+// The ring buffers `left` bytes (the budget less the state) hold: 2 of the largest
+// chunk at least (fewer: the budget is too small); each one beyond them also
+// holds `window_bytes`, since it widens the solver's window of chunks mixed
+// (sdca_cpu.cpp; the first chunk's order is the few MB of slack of
+// docs/out-of-core.md); at most chunks + 1 (a window of every chunk and one
+// read ahead).
+std::uint64_t stream_buffers(std::uint64_t left, std::uint64_t largest, std::uint64_t window_bytes, std::size_t chunks);
+
 // The source a memory budget of `max_memory` bytes allows (0: no budget): the
-// whole file when file + state fits, else a ring of up to 3 buffers of the largest
-// chunk (at least 2). Throws InvalidArgument, naming what does not fit and by how
-// much, when even 2 buffers + state exceed the budget.
+// whole file when file + state fits, else a ring of as many buffers of the
+// largest chunk as fit (stream_buffers; at least 2). The SDCA solver keeps all
+// but one of them as its window of chunks mixed in one permutation
+// (docs/out-of-core.md, "Convergence"). Throws InvalidArgument, naming what does
+// not fit and by how much, when even 2 buffers + state exceed the budget.
 BinarySourcePlan plan_binary_source(const BinaryFileLayout& layout, std::uint64_t max_memory);
 
 // "4GB", "512MB", "1.5G", "100k", "123456" (bytes): binary units (k = 1024), an
