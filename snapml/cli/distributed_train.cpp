@@ -142,18 +142,12 @@ int train_rank(TrainOptions& o, Communicator& world) {
   progress.clear();
 
   if (!o.quiet) print_distribution(world, *source, result, timed.stats(), seconds);
-  if (root) {
-    if (o.liblinear_model)
-      result.model.save_liblinear(o.model_file);
-    else
-      result.model.save(o.model_file);
-    if (!o.history_file.empty()) write_history(o.history_file, result);
-  }
-  if (!p.checkpoint.empty()) {
-    world.barrier();  // the model is safe (a failed write aborts every rank) before any rank drops its checkpoint
-    remove_checkpoint(p, world);
-  }
   if (!root) return kExitOk;
+  if (o.liblinear_model)
+    result.model.save_liblinear(o.model_file);
+  else
+    result.model.save(o.model_file);
+  if (!o.history_file.empty()) write_history(o.history_file, result);
   if (!o.quiet) print_summary(result, p, seconds, o.model_file, std::cout, std::cerr);
   if (!o.test_file.empty()) report_test(result.model, test, p.threads, std::cout);
   std::cout.flush();

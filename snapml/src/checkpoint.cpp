@@ -194,24 +194,6 @@ bool TrainCheckpoint::load() {
   return true;
 }
 
-void TrainCheckpoint::agree(Communicator& communicator) {
-  if (communicator.size() == 1) return;
-  const std::size_t n = problems_.size();
-  std::vector<std::int64_t> done(n), fewest(n);
-  for (std::size_t k = 0; k < n; ++k) {
-    done[k] = problems_[k].status == ProblemCheckpoint::Status::Done ? 1 : 0;
-    fewest[k] = -static_cast<std::int64_t>(problems_[k].epochs);  // the max of -epochs: the fewest
-  }
-  communicator.allreduce_sum(done.data(), n);
-  communicator.allreduce_max(fewest.data(), n);
-  for (std::size_t k = 0; k < n; ++k) {
-    ProblemCheckpoint& problem = problems_[k];
-    problem.epochs = static_cast<int>(-fewest[k]);
-    if (problem.status == ProblemCheckpoint::Status::Done && done[k] < communicator.size())
-      problem.status = ProblemCheckpoint::Status::Running;  // from its weights, as a warm start
-  }
-}
-
 bool TrainCheckpoint::due() const { return std::chrono::steady_clock::now() - last_save_ >= interval_; }
 
 void TrainCheckpoint::progress(std::size_t k, int epochs, const std::function<SolverState()>& snapshot) {

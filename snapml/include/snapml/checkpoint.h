@@ -14,8 +14,9 @@
 // the ranks, the problems and the parameters that define the optimum), the
 // problems' states, and a checksum of everything before it. It is written
 // through AtomicFile (temporary file, fsync, rename), so a kill during a save
-// leaves the previous checkpoint whole. Under mpirun every rank saves its own
-// partition's state to FILE.rank-R-of-K.
+// leaves the previous checkpoint whole. train() refuses a checkpoint under
+// several ranks for now; the file name and fingerprint already name the rank
+// (FILE.rank-R-of-K) for when each rank saves its partition.
 #pragma once
 
 #include <chrono>
@@ -68,12 +69,6 @@ class TrainCheckpoint {
   // InvalidArgument naming the file and every difference when its fingerprint
   // is not this run's.
   bool load();
-  // Under several ranks, after load() on every rank: the ranks resume from the
-  // same epoch (the fewest any rank saved) and count a problem done only when
-  // every rank saved it done (a rank that did goes on from its weights), so
-  // that they run the same collectives.
-  void agree(Communicator& communicator);
-
   const ProblemCheckpoint& problem(std::size_t k) const { return problems_[k]; }
   const std::string& path() const { return path_; }
 

@@ -80,8 +80,8 @@ struct TrainParameters {
   // this file if it exists (same data and fit-defining options, or
   // InvalidArgument naming what differs; a damaged file is an InputError) and
   // saves the state to it atomically whenever checkpoint_interval seconds have
-  // passed since the last save (0: after every round). Under K > 1 ranks each
-  // rank uses checkpoint + ".rank-R-of-K". train() leaves the file; the caller
+  // passed since the last save (0: after every round). Refused under several
+  // ranks (not yet built). train() leaves the file; the caller
   // removes it once the model is safe (remove_checkpoint). Penalty l1 (its
   // solvers save no state) is refused.
   std::string checkpoint;
