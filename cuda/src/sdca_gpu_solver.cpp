@@ -124,6 +124,7 @@ class SdcaGpuSolver final : public Solver, private RoundBackend {
   void scale_alpha(double gamma) override;
   ObjectiveSums objective_sums(int next_epoch) override;
   double squared_weight_norm() override;
+  std::vector<double> copy_alpha() override { return download_alpha(); }
 
   WeightsView weights_view(Worker& worker) const {
     return {worker.weights.data(), n_features_, parameters_.intercept_scaling};

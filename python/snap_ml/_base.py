@@ -144,7 +144,7 @@ class SnapLinearModel(BaseEstimator):
         )
 
     def _train(self, X, labels, sample_weight, warm_model=None, class_weight=None,
-               balanced=False, epsilon=0.0, distributed=False):
+               balanced=False, epsilon=0.0, distributed=False, checkpoint=None):
         """Fit through the core and set the fitted attributes.
 
         Parameters
@@ -163,6 +163,8 @@ class SnapLinearModel(BaseEstimator):
         distributed : bool
             Train as one rank of ``mpirun`` on this rank's rows (``_distributed``);
             ``n_features_in_`` becomes the largest over the ranks.
+        checkpoint : dict or None
+            The core's checkpoint keywords (``_params.checkpoint_arguments``).
 
         Returns
         -------
@@ -179,6 +181,7 @@ class SnapLinearModel(BaseEstimator):
             balanced=balanced,
             epsilon=float(epsilon),
             warm_start=warm_model,
+            **(checkpoint or {}),
             **parameters,
         )
         self._record_history(fits)
@@ -188,7 +191,7 @@ class SnapLinearModel(BaseEstimator):
         return model
 
     def _train_file(self, X, y, sample_weight, warm_model=None, class_weight=None,
-                    balanced=False, epsilon=0.0):
+                    balanced=False, epsilon=0.0, checkpoint=None):
         """Fit on a ``.snap`` file (labels and weights from the file) and set the
         fitted attributes that do not depend on the estimator's kind.
 
@@ -205,7 +208,7 @@ class SnapLinearModel(BaseEstimator):
             the file's (checked by the binding, which reads the file's labels).
         class_weight : dict of {label: weight} or None
             Keyed by the file's label values.
-        balanced, epsilon :
+        balanced, epsilon, checkpoint :
             As ``_train``.
 
         Returns
@@ -231,6 +234,7 @@ class SnapLinearModel(BaseEstimator):
             balanced=balanced,
             epsilon=float(epsilon),
             warm_start=warm_model,
+            **(checkpoint or {}),
             **parameters,
         )
         self._record_history(fits)

@@ -12,6 +12,7 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from . import _distributed
 from ._base import SnapLinearModel, requires_y
+from ._params import checkpoint_arguments
 from ._snap_file import is_path
 
 
@@ -81,7 +82,7 @@ class SnapClassifier(ClassifierMixin, SnapLinearModel):
         tags.classifier_tags.multi_class = True
         return tags
 
-    def fit(self, X, y=None, sample_weight=None):
+    def fit(self, X, y=None, sample_weight=None, checkpoint=None, checkpoint_interval=60.0):
         """Fit the model by SDCA on (X, y), or on a ``.snap`` file.
 
         Parameters
@@ -100,14 +101,23 @@ class SnapClassifier(ClassifierMixin, SnapLinearModel):
         sample_weight : array-like of shape (n_samples,), default=None
             Per-sample weights >= 0 multiplying C. Must be None with a path (the
             file's own weights are used).
+        checkpoint : str or os.PathLike, default=None
+            Resume from this file when it exists (same data and options, else
+            ValueError naming what differs), and save the solver's state to it
+            atomically every ``checkpoint_interval`` seconds during the fit, so that
+            a killed fit loses at most that much work; removed once the fit
+            succeeds (docs/python.md, "Checkpoints"). Not with ``penalty='l1'``.
+        checkpoint_interval : float, default=60
+            Seconds between saves; 0 saves after every epoch.
 
         Returns
         -------
         self : object
             The fitted estimator.
         """
+        checkpoint = checkpoint_arguments(checkpoint, checkpoint_interval)
         if is_path(X):
-            return self._fit_file(X, y, sample_weight)
+            return self._fit_file(X, y, sample_weight, checkpoint)
         if y is None:
             raise requires_y(self)
         distributed = _distributed.resolve_distributed(self.distributed, self._penalty_name())
@@ -135,20 +145,20 @@ class SnapClassifier(ClassifierMixin, SnapLinearModel):
         if hasattr(self, "classes_") and np.array_equal(self.classes_, classes):
             warm = self._warm_model(n_outputs, n_features or X.shape[1], np.arange(classes.size))
         model = self._train(X, labels.astype(np.float64), sample_weight, warm, weights, balanced,
-                            distributed=distributed)
+                            distributed=distributed, checkpoint=checkpoint)
         self.classes_ = classes
         self.coef_ = model.coef
         self.intercept_ = model.intercept
         self.n_iter_ = self._n_iter
         return self
 
-    def _fit_file(self, X, y, sample_weight):
+    def _fit_file(self, X, y, sample_weight, checkpoint=None):
         """``fit`` on a ``.snap`` path: classes are the file's distinct labels."""
         weights, balanced = file_class_weight_map(self.class_weight)
         warm = None
         if hasattr(self, "classes_") and self.classes_.dtype.kind in "biuf":
             warm = self._warm_model(core_classes=self.classes_)
-        model = self._train_file(X, y, sample_weight, warm, weights, balanced)
+        model = self._train_file(X, y, sample_weight, warm, weights, balanced, checkpoint=checkpoint)
         self.classes_ = model.classes
         self.coef_ = model.coef
         self.intercept_ = model.intercept

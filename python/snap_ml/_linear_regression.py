@@ -11,7 +11,7 @@ from sklearn.metrics import r2_score
 
 from . import _distributed
 from ._base import SnapLinearModel, requires_y
-from ._params import check_penalty, resolve_C
+from ._params import check_penalty, checkpoint_arguments, resolve_C
 from ._snap_file import is_path
 from ._solvers import problem
 
@@ -50,7 +50,7 @@ class _SquaredLossRegressor(RegressorMixin, SnapLinearModel):
         tags.target_tags.single_output = True
         return tags
 
-    def fit(self, X, y=None, sample_weight=None):
+    def fit(self, X, y=None, sample_weight=None, checkpoint=None, checkpoint_interval=60.0):
         """Fit the model on (X, y), or on a ``.snap`` file.
 
         Parameters
@@ -64,6 +64,14 @@ class _SquaredLossRegressor(RegressorMixin, SnapLinearModel):
         sample_weight : array-like of shape (n_samples,), default=None
             Per-sample weights >= 0 multiplying C. Must be None with a path (the
             file's own weights are used).
+        checkpoint : str or os.PathLike, default=None
+            Resume from this file when it exists (same data and options, else
+            ValueError naming what differs), and save the solver's state to it
+            atomically every ``checkpoint_interval`` seconds during the fit, so that
+            a killed fit loses at most that much work; removed once the fit
+            succeeds (docs/python.md, "Checkpoints"). Not with ``penalty='l1'``.
+        checkpoint_interval : float, default=60
+            Seconds between saves; 0 saves after every epoch.
 
         Returns
         -------
@@ -73,9 +81,10 @@ class _SquaredLossRegressor(RegressorMixin, SnapLinearModel):
         epsilon = self._epsilon()
         if not isinstance(epsilon, numbers.Real) or not np.isfinite(epsilon) or epsilon < 0:
             raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
+        checkpoint = checkpoint_arguments(checkpoint, checkpoint_interval)
         if is_path(X):
             model = self._train_file(X, y, sample_weight, self._warm_model(),
-                                     epsilon=epsilon)
+                                     epsilon=epsilon, checkpoint=checkpoint)
             return self._set_fitted(model)
         if y is None:
             raise requires_y(self)
@@ -86,7 +95,7 @@ class _SquaredLossRegressor(RegressorMixin, SnapLinearModel):
         n_features = _distributed.agree_max(X.shape[1]) if distributed else X.shape[1]
         warm = self._warm_model(1, n_features)
         model = self._train(X, y.astype(np.float64), sample_weight, warm, epsilon=epsilon,
-                            distributed=distributed)
+                            distributed=distributed, checkpoint=checkpoint)
         return self._set_fitted(model)
 
     def _set_fitted(self, model):

@@ -72,6 +72,22 @@ def check_positive(name, value, integer=False):
         raise ValueError(f"{name} must be {what}, got {value!r}")
 
 
+def checkpoint_arguments(checkpoint, checkpoint_interval):
+    """The core's checkpoint keywords from ``fit``'s ``checkpoint`` and ``checkpoint_interval``.
+
+    ``checkpoint``: None, or the path of the file a fit resumes from when it exists
+    and saves its state to (snapml/checkpoint.h; docs/python.md, "Checkpoints").
+    """
+    if checkpoint is None:
+        return dict(checkpoint="", checkpoint_interval=60.0)
+    if not isinstance(checkpoint, (str, os.PathLike)) or os.fspath(checkpoint) == "":
+        raise ValueError(f"checkpoint must be None or a file path, got {checkpoint!r}")
+    if (not isinstance(checkpoint_interval, numbers.Real) or isinstance(checkpoint_interval, bool)
+            or not np.isfinite(checkpoint_interval) or checkpoint_interval < 0):
+        raise ValueError(f"checkpoint_interval must be a finite number of seconds >= 0, got {checkpoint_interval!r}")
+    return dict(checkpoint=os.fspath(checkpoint), checkpoint_interval=float(checkpoint_interval))
+
+
 def resolve_threads(n_jobs):
     """The core's thread count from scikit-learn's ``n_jobs``.
 

@@ -103,7 +103,8 @@ py::tuple train_any(const py::object& x, const std::string& loss, const std::str
                     bool penalise_intercept,
                     const std::map<double, double>& class_weight, bool balanced, double epsilon,
                     int threads, std::uint64_t seed, bool use_gpu, const std::vector<int>& device_ids,
-                    const Model* warm_start, bool verbose, std::uint64_t max_gpu_memory, bool distributed) {
+                    const Model* warm_start, bool verbose, std::uint64_t max_gpu_memory, bool distributed,
+                    const std::string& checkpoint, double checkpoint_interval) {
   TrainParameters parameters;
   parameters.loss = loss_from_name(loss);
   parameters.penalty = penalty_from_name(penalty);  // "l2", "l1" or "none" (snapml/penalty.h)
@@ -123,6 +124,8 @@ py::tuple train_any(const py::object& x, const std::string& loss, const std::str
   parameters.device_ids = device_ids;
   parameters.max_gpu_memory = max_gpu_memory;
   parameters.warm_start = warm_start;
+  parameters.checkpoint = checkpoint;
+  parameters.checkpoint_interval = checkpoint_interval;
   parameters.on_epoch = interruptible_progress(verbose);
 
   // distributed: one CoCoA+ rank of MPI_COMM_WORLD holding this process's rows.
@@ -160,6 +163,8 @@ py::tuple train_any(const py::object& x, const std::string& loss, const std::str
     ViewSource source(data.view());
     result = train(source, communicator, parameters);
   }
+  // The model is in memory: a later fit with this checkpoint starts afresh.
+  remove_checkpoint(parameters, communicator);
   py::list fits;
   for (const FitResult& fit : result.fits) fits.append(history_dict(fit));
   return py::make_tuple(std::move(result.model), fits);
@@ -178,7 +183,8 @@ void bind_training(py::module_& m) {
         py::arg("penalise_intercept"), py::arg("class_weight"),
         py::arg("balanced"), py::arg("epsilon"), py::arg("threads"), py::arg("seed"),
         py::arg("use_gpu"), py::arg("device_ids"), py::arg("warm_start"), py::arg("verbose"),
-        py::arg("max_gpu_memory") = 0, py::arg("distributed") = false);
+        py::arg("max_gpu_memory") = 0, py::arg("distributed") = false, py::arg("checkpoint") = "",
+        py::arg("checkpoint_interval") = 60.0);
 }
 
 }  // namespace snapml::python

@@ -134,6 +134,7 @@ int snap_train(int argc, char** argv) {
   if (!o.test_file.empty()) inputs.push_back({"--test file", o.test_file});
   if (o.folds == 0) outputs.push_back({"model file", o.model_file});
   if (!o.history_file.empty()) outputs.push_back({"--history file", o.history_file});
+  if (!o.parameters.checkpoint.empty()) outputs.push_back({"--checkpoint file", o.parameters.checkpoint});
   check_outputs(inputs, outputs);
 #if defined(SNAPML_WITH_MPI)
   // Under mpirun every process is one CoCoA+ rank (docs/distributed.md).
@@ -167,6 +168,8 @@ int snap_train(int argc, char** argv) {
   else
     result.model.save(o.model_file);
   if (!o.history_file.empty()) write_history(o.history_file, result);
+  // The model is safe: a later run with this --checkpoint starts afresh.
+  remove_checkpoint(o.parameters, local);
   if (!o.quiet) print_summary(result, o.parameters, seconds, o.model_file, std::cout, std::cerr);
   // Test metrics are the result the user asked for, so -q does not hide them
   // (as LIBLINEAR's -q does not hide its cross-validation result).

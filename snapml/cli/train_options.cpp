@@ -177,6 +177,14 @@ TrainOptions parse_train_options(int argc, char** argv) {
       "--history", o.history_file,
       "write a CSV row per duality-gap certificate (after every epoch; every few in a shrunk SVM fit): "
       "problem, class, epoch, seconds, primal, dual, gap, relative_gap");
+  auto* checkpoint_option = app.add_option(
+      "--checkpoint", p.checkpoint,
+      "resume from FILE if it exists (same data and options, else exit 1 naming what differs), and save the solver "
+      "state to it atomically during training (--checkpoint-interval); removed once the model is written");
+  app.add_option("--checkpoint-interval", p.checkpoint_interval,
+                 "seconds between checkpoint saves (default 60; 0: after every epoch)")
+      ->check(non_negative_number())
+      ->needs(checkpoint_option);
   app.add_option("--format", format, "input format of the training and test files (default auto: binary for "
                                      ".snap or the binary magic, else svmlight)")
       ->check(CLI::IsMember(data_file_format_names()));
@@ -208,8 +216,10 @@ TrainOptions parse_train_options(int argc, char** argv) {
                    "find the best C by cross-validation (-v folds, default 5), LIBLINEAR's train -C: C doubles from "
                    "-c (default: LIBLINEAR's automatic start) up to 1024, each fold warm-started from its model at the "
                    "previous C; prints each C's CV accuracy (MSE for regression) and the best; saves no model");
-  find_c_option->excludes(test_option)->excludes(history_option)->excludes(model_format_option);
-  folds_option->excludes(test_option)->excludes(history_option)->excludes(model_format_option);
+  find_c_option->excludes(test_option)->excludes(history_option)->excludes(model_format_option)->excludes(
+      checkpoint_option);
+  folds_option->excludes(test_option)->excludes(history_option)->excludes(model_format_option)->excludes(
+      checkpoint_option);
   app.footer("Exit codes: 0 ok, 1 usage, 2 bad input, 3 I/O error. docs/cli.md has the details.");
 
   const std::vector<std::string> args = rewrite_class_weights(argc, argv);

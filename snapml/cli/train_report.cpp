@@ -80,6 +80,11 @@ void print_summary(const TrainResult& result, const TrainParameters& parameters,
     unconverged += fit.converged ? 0 : 1;
   }
   const std::size_t problems = result.fits.size();
+  int resumed = 0;
+  for (int epochs : result.resumed_epochs) resumed = std::max(resumed, epochs);
+  if (resumed > 0)
+    out << "snap-train: resumed from the checkpoint " << parameters.checkpoint << " (at most " << resumed
+        << " epochs per problem were done before)\n";
   // L1 stops on LIBLINEAR's sub-gradient rule, not on the gap (which it reports).
   const bool l1 = parameters.penalty == Penalty::L1;
   const char* relation = l1 ? (unconverged == 0 ? "(sub-gradient rule met at" : "(sub-gradient rule not met at")

@@ -50,7 +50,7 @@ class ProgressLine {
 double relative_gap(const FitResult& fit);
 
 // "snap-train: 12 epochs, relative duality gap 0.00081 <= tol 0.001, 0.42 s; saved a9a.model"
-// to `out`, and to `warnings` a line when a problem stopped at max_iter first.
+// to `out` (after a line naming the checkpoint a fit resumed from), and to `warnings` a line when a problem stopped at max_iter first.
 void print_summary(const TrainResult& result, const TrainParameters& parameters, double seconds,
                    const std::string& saved_to, std::ostream& out, std::ostream& warnings);
 

@@ -26,6 +26,7 @@ FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, in
   const int local_epochs = workers > 1 ? parameters.local_epochs : 1;
   std::vector<double> change;  // the round's sum of dw_k, then sum_k ||dw_k||^2; several workers only
   FitResult result;
+  result.epochs = parameters.first_epoch;  // a resumed fit goes on counting
   // The certificate's pass visits every row, so it follows the epochs once they
   // have visited as many rows as the data holds: after every epoch, except in a
   // shrunk fit, whose epochs visit a few of the rows each (one worker only, so
@@ -55,6 +56,13 @@ FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, in
       backend.apply_change(gamma, change.data());
       if (gamma < 1.0) backend.scale_alpha(gamma);
     }
+    // Between rounds w = w(alpha) holds on every rank: alpha is a valid start.
+    if (parameters.on_progress)
+      parameters.on_progress(result.epochs, [&backend] {
+        SolverState state;
+        state.alpha = backend.copy_alpha();
+        return state;
+      });
 
     if (workers == 1 && visited_since_gap < backend.n_rows() && result.epochs < parameters.max_epochs) continue;
     visited_since_gap = 0;

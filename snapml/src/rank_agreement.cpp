@@ -71,45 +71,6 @@ void check_parameters_agree(Communicator& communicator, const TrainParameters& p
                           differences);
 }
 
-// A 64-bit checksum of a resident source's rows (labels, weights, structure and
-// values): equal rows give equal sums; it only needs to tell copies apart from
-// different shares, not to resist an adversary.
-class RowChecksum {
- public:
-  void add(const void* data, std::size_t bytes) {
-    const auto* p = static_cast<const unsigned char*>(data);
-    for (; bytes >= 8; bytes -= 8, p += 8) {
-      std::uint64_t word;
-      std::memcpy(&word, p, 8);
-      mix(word);
-    }
-    std::uint64_t tail = 0;
-    std::memcpy(&tail, p, bytes);
-    mix(tail ^ (static_cast<std::uint64_t>(bytes) << 56));
-  }
-  std::uint64_t value() const { return state_; }
-
- private:
-  void mix(std::uint64_t word) {
-    state_ = (state_ ^ word) * 0x9E3779B97F4A7C15ULL;
-    state_ ^= state_ >> 29;
-  }
-  std::uint64_t state_ = 0x243F6A8885A308D3ULL;
-};
-
-std::uint64_t rows_checksum(ChunkSource& source) {
-  RowChecksum sum;
-  for (std::size_t c = 0; c < source.n_chunks(); ++c) {
-    const CsrView x = source.chunk(c);
-    sum.add(x.row_offsets, sizeof(std::int64_t) * static_cast<std::size_t>(x.n_rows + 1));
-    sum.add(x.col_indices, sizeof(std::int32_t) * static_cast<std::size_t>(x.nnz()));
-    sum.add(x.values, sizeof(float) * static_cast<std::size_t>(x.nnz()));
-    sum.add(x.labels, sizeof(double) * static_cast<std::size_t>(x.n_rows));
-    if (x.weights) sum.add(x.weights, sizeof(float) * static_cast<std::size_t>(x.n_rows));
-  }
-  return sum.value() | 1;  // never 0, which stands for "not checked"
-}
-
 void check_rows_differ(ChunkSource& source, Communicator& communicator) {
   const auto ranks = static_cast<std::size_t>(communicator.size());
   const auto me = static_cast<std::size_t>(communicator.rank());
@@ -133,6 +94,25 @@ void check_rows_differ(ChunkSource& source, Communicator& communicator) {
 }
 
 }  // namespace
+
+std::uint64_t rows_checksum(ChunkSource& source) {
+  Checksum64 sum;
+  auto add = [&sum](const CsrView& x) {
+    sum.add(x.row_offsets, sizeof(std::int64_t) * static_cast<std::size_t>(x.n_rows + 1));
+    sum.add(x.col_indices, sizeof(std::int32_t) * static_cast<std::size_t>(x.nnz()));
+    sum.add(x.values, sizeof(float) * static_cast<std::size_t>(x.nnz()));
+    sum.add(x.labels, sizeof(double) * static_cast<std::size_t>(x.n_rows));
+    if (x.weights) sum.add(x.weights, sizeof(float) * static_cast<std::size_t>(x.n_rows));
+  };
+  if (source.resident()) {
+    for (std::size_t c = 0; c < source.n_chunks(); ++c) add(source.chunk(c));
+  } else {
+    CsrView x;
+    source.reset();
+    while (source.next(x)) add(x);
+  }
+  return sum.value() | 1;  // never 0, which stands for "not checked"
+}
 
 std::vector<std::pair<std::string, std::string>> fit_defining_parameters(const TrainParameters& p) {
   std::string class_weight;

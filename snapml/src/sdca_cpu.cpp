@@ -330,6 +330,7 @@ class SdcaCpuSolver final : public Solver, private RoundBackend {
   void scale_alpha(double gamma) override;
   ObjectiveSums objective_sums(int next_epoch) override;
   double squared_weight_norm() override;
+  std::vector<double> copy_alpha() override { return alpha_; }
 
   // One pass; returns the rows it visited.
   template <typename Loss>

@@ -5,11 +5,13 @@
 #include <atomic>
 #include <cmath>
 #include <exception>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <thread>
 
 #include "omp_threads.h"
+#include "snapml/checkpoint.h"
 #include "snapml/error.h"
 #include "snapml/feature_memory.h"
 #include "snapml/rank_agreement.h"
@@ -253,9 +255,19 @@ namespace {
 struct Cancelled {};
 
 void fit_problem(Problem& problem, ChunkSource& source, Communicator& communicator, SolverSession& session,
-                 FitResult& fit) {
+                 FitResult& fit, TrainCheckpoint* checkpoint, std::size_t k) {
+  if (checkpoint && checkpoint->problem(k).status == ProblemCheckpoint::Status::Done) {
+    // Finished before the interruption: its weights are the result.
+    const ProblemCheckpoint& saved = checkpoint->problem(k);
+    problem.state.weights = saved.state.weights;
+    fit.epochs = saved.epochs;
+    fit.converged = saved.converged;
+    fit.history.push_back(saved.last);
+    return;
+  }
   auto solver = session.make(problem.parameters);
   fit = solver->fit(source, communicator, problem.state);
+  if (checkpoint) checkpoint->finished(k, fit, problem.state.weights);
   // The model needs the weights only; dropping each problem's dual variables
   // keeps one-vs-rest at one problem's per-row state (an out-of-core budget).
   std::vector<double>().swap(problem.state.alpha);
@@ -266,7 +278,7 @@ void fit_problem(Problem& problem, ChunkSource& source, Communicator& communicat
 // max(1, T / min(P, T)) threads. Worker 0 is the calling thread, so that an
 // on_epoch callback that must run there (Python's Ctrl-C check) still does.
 void fit_problems_in_parallel(ChunkSource& source, SolverSession& session, std::vector<Problem>& problems,
-                              int threads, std::vector<FitResult>& fits) {
+                              int threads, std::vector<FitResult>& fits, TrainCheckpoint* checkpoint) {
   const int workers = std::min(static_cast<int>(problems.size()), threads);
   const int threads_each = std::max(1, threads / workers);
   std::atomic<std::size_t> next{0};
@@ -284,7 +296,7 @@ void fit_problems_in_parallel(ChunkSource& source, SolverSession& session, std::
       ResidentReader reader(source);
       LocalCommunicator communicator;
       for (std::size_t k = next++; k < problems.size() && !failed.load(); k = next++)
-        fit_problem(problems[k], reader, communicator, session, fits[k]);
+        fit_problem(problems[k], reader, communicator, session, fits[k], checkpoint, k);
     } catch (const Cancelled&) {
     } catch (...) {
       failures[worker] = std::current_exception();
@@ -299,7 +311,49 @@ void fit_problems_in_parallel(ChunkSource& source, SolverSession& session, std::
     if (failure) std::rethrow_exception(failure);
 }
 
+// --checkpoint: reads the file when there is one and starts each problem where
+// it stopped; every problem saves its progress through it (checkpoint.h).
+std::unique_ptr<TrainCheckpoint> open_checkpoint(ChunkSource& source, Communicator& communicator,
+                                                 const TrainParameters& p, std::vector<Problem>& problems,
+                                                 std::vector<int>& resumed_epochs) {
+  resumed_epochs.assign(problems.size(), 0);
+  if (p.checkpoint.empty()) return nullptr;
+  require(p.penalty != Penalty::L1,
+          "checkpoint: the penalty l1 solvers (newGLMNET, coordinate descent) do not save their state; train "
+          "without a checkpoint, or with penalty l2 or none");
+  // Several ranks would each save their partition (FILE.rank-R-of-K) and must
+  // agree on where to resume; that is not built and tested yet.
+  require(communicator.size() == 1,
+          "checkpoint: not yet available under mpirun (" + std::to_string(communicator.size()) +
+              " ranks); train in one process to checkpoint, or without a checkpoint");
+  require(std::isfinite(p.checkpoint_interval) && p.checkpoint_interval >= 0.0,
+          [&] { return "checkpoint_interval must be >= 0 seconds, got " + number_text(p.checkpoint_interval); });
+  auto checkpoint = std::make_unique<TrainCheckpoint>(
+      checkpoint_path(p.checkpoint, communicator.rank(), communicator.size()), p.checkpoint_interval,
+      checkpoint_fingerprint(source, communicator, p, problems.size()), problems.size());
+  checkpoint->load();
+  for (std::size_t k = 0; k < problems.size(); ++k) {
+    const ProblemCheckpoint& saved = checkpoint->problem(k);
+    resumed_epochs[k] = saved.epochs;
+    if (saved.status == ProblemCheckpoint::Status::Running) {
+      problems[k].parameters.first_epoch = saved.epochs;
+      problems[k].state = saved.state;  // a warm start from alpha (or the Newton solver's weights)
+    }
+    problems[k].parameters.on_progress = [raw = checkpoint.get(), k](int epochs,
+                                                                    const std::function<SolverState()>& snapshot) {
+      raw->progress(k, epochs, snapshot);
+    };
+  }
+  return checkpoint;
+}
+
 }  // namespace
+
+void remove_checkpoint(const TrainParameters& parameters, const Communicator& communicator) {
+  if (parameters.checkpoint.empty()) return;
+  std::error_code ignored;  // already gone is fine
+  std::filesystem::remove(checkpoint_path(parameters.checkpoint, communicator.rank(), communicator.size()), ignored);
+}
 
 TrainResult train(ChunkSource& source, Communicator& communicator, const TrainParameters& given) {
   check_parameters(given);
@@ -328,13 +382,15 @@ TrainResult train(ChunkSource& source, Communicator& communicator, const TrainPa
       loss_is_per_class(p.loss) && summary.classes.size() > 2 ? summary.classes.size() : problems.size();
   check_feature_memory(summary.n_features, fit_bytes_per_feature(p.penalty, weight_rows, running), p.max_memory);
   if (p.warm_start) apply_warm_start(*p.warm_start, summary, p, problems);
+  const std::unique_ptr<TrainCheckpoint> checkpoint =
+      open_checkpoint(source, communicator, p, problems, result.resumed_epochs);
   // One session for all problems: a GPU one keeps the rows it uploads for the next.
   const std::unique_ptr<SolverSession> session = make_solver_session(p.use_gpu, p.device_ids);
   if (side_by_side) {
-    fit_problems_in_parallel(source, *session, problems, threads, result.fits);
+    fit_problems_in_parallel(source, *session, problems, threads, result.fits, checkpoint.get());
   } else {
     for (std::size_t k = 0; k < problems.size(); ++k)
-      fit_problem(problems[k], source, communicator, *session, result.fits[k]);
+      fit_problem(problems[k], source, communicator, *session, result.fits[k], checkpoint.get(), k);
   }
   result.model = assemble(summary, weights, p, problems);
   return result;

@@ -431,6 +431,7 @@ FitResult TronCpuSolver::fit(ChunkSource& source, Communicator& communicator, So
   double dual_sum = gradient(w, margins, g);
 
   FitResult result;
+  result.epochs = parameters_.first_epoch;  // a resumed fit goes on counting
   if (!record(result, w, f, g, dual_sum, first_gradient_norm)) {
     update_preconditioner();
     // Delta_0 = ||g||_{M^-1}: the trust region's norm is M's.
@@ -474,6 +475,13 @@ FitResult TronCpuSolver::fit(ChunkSource& source, Communicator& communicator, So
         dual_sum = gradient(w, margins, g);
         ++result.epochs;
         if (record(result, w, f, g, dual_sum, first_gradient_norm)) break;
+        // The weights are the whole iterate: a resumed fit starts from them.
+        if (parameters_.on_progress)
+          parameters_.on_progress(result.epochs, [&w] {
+            SolverState state;
+            state.weights = w;
+            return state;
+          });
         update_preconditioner();
       }
       // No further progress is representable: the trust region has shrunk to

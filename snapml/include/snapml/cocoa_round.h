@@ -22,6 +22,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <vector>
 
 #include "snapml/communicator.h"
 #include "snapml/objectives.h"
@@ -63,6 +64,9 @@ class RoundBackend {
   // epoch that follows is `next_epoch`), and ||w||^2 (w is the same on every rank).
   virtual ObjectiveSums objective_sums(int next_epoch) = 0;
   virtual double squared_weight_norm() = 0;
+  // A copy of this process's alpha, one per row in the source's order: what a
+  // checkpoint saves (SolverParameters::on_progress).
+  virtual std::vector<double> copy_alpha() = 0;
 };
 
 // For RoundBackend::local_change: adds dw = (v - w) / sigma' (`size` entries) into
@@ -75,7 +79,8 @@ void add_local_change(const double* v, const double* w, std::size_t size, double
 double newton_tolerance_for_epoch(int epoch);
 
 // Runs rounds until the duality gap meets parameters.tol or parameters.max_epochs
-// local epochs are done. `workers`: K over all ranks and devices. `started`: when
+// local epochs are done (counting from parameters.first_epoch); calls
+// parameters.on_progress after every round. `workers`: K over all ranks and devices. `started`: when
 // fit() began (the records' seconds).
 FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, int workers,
                            const SolverParameters& parameters, std::chrono::steady_clock::time_point started);

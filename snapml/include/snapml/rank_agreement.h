@@ -10,6 +10,8 @@
 // InvalidArgument naming the difference.
 #pragma once
 
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +28,37 @@ namespace snapml {
 // same optimum whatever their seeds (scikit-learn's random_state=None draws one
 // per process).
 std::vector<std::pair<std::string, std::string>> fit_defining_parameters(const TrainParameters& p);
+
+// A 64-bit checksum of bytes (data rows, a checkpoint's payload): equal bytes give
+// equal sums; it only needs to tell copies apart from different shares, and a
+// damaged file from the one written, not to resist an adversary.
+class Checksum64 {
+ public:
+  void add(const void* data, std::size_t bytes) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    for (; bytes >= 8; bytes -= 8, p += 8) {
+      std::uint64_t word;
+      std::memcpy(&word, p, 8);
+      mix(word);
+    }
+    std::uint64_t tail = 0;
+    std::memcpy(&tail, p, bytes);
+    mix(tail ^ (static_cast<std::uint64_t>(bytes) << 56));
+  }
+  std::uint64_t value() const { return state_; }
+
+ private:
+  void mix(std::uint64_t word) {
+    state_ = (state_ ^ word) * 0x9E3779B97F4A7C15ULL;
+    state_ ^= state_ >> 29;
+  }
+  std::uint64_t state_ = 0x243F6A8885A308D3ULL;
+};
+
+
+// The checksum of a source's rows (labels, weights, structure and values), never
+// 0; a streamed source is read once for it (reset() and next()).
+std::uint64_t rows_checksum(ChunkSource& source);
 
 // Throws InvalidArgument on every rank when the ranks' fit-defining parameters
 // differ (each difference named, with the ranks' values) or when two ranks hold

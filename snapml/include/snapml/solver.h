@@ -21,6 +21,7 @@
 namespace snapml {
 
 struct EpochRecord;
+struct SolverState;
 
 // Which algorithm solves an L2 (or unpenalised) problem: dual coordinate ascent
 // (SDCA, CPU or GPU), the primal trust-region Newton method (TRON, CPU;
@@ -85,6 +86,17 @@ struct SolverParameters {
   // shrunk fit, whose certificates come once the epochs since the last one have
   // visited as many rows as the data holds (docs/algorithms.md).
   std::function<void(const EpochRecord&)> on_epoch;
+  // Checkpoint and resume (snapml/checkpoint.h). `first_epoch`: the local epochs
+  // (Newton iterations) a resumed fit has done already; the fit's count, its
+  // max_epochs budget and the logistic step's schedule go on from there.
+  // `on_progress`, when set, is called between rounds (after every round of the
+  // dual solvers, every accepted step of the Newton solver) with the epochs done
+  // and a function that gives the state a resumed fit starts from: the dual
+  // solvers' alpha (w = w(alpha) is recomputed on resume, so any saved alpha is
+  // a valid start), the Newton solver's weights. Calling it costs a copy; the
+  // checkpoint calls it only when a save is due.
+  int first_epoch = 0;
+  std::function<void(int epochs, const std::function<SolverState()>& snapshot)> on_progress;
 };
 
 // One duality-gap certificate.

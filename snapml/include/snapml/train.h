@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "snapml/chunk_source.h"
@@ -75,12 +76,29 @@ struct TrainParameters {
   // problem's index (its row in the model) and the record, e.g. for a progress display. One-vs-rest
   // problems run in parallel, so calls may come from several threads at once.
   std::function<void(int problem, const EpochRecord& record)> on_epoch;
+  // Checkpoint and resume (snapml/checkpoint.h): when set, train() resumes from
+  // this file if it exists (same data and fit-defining options, or
+  // InvalidArgument naming what differs; a damaged file is an InputError) and
+  // saves the state to it atomically whenever checkpoint_interval seconds have
+  // passed since the last save (0: after every round). Refused under several
+  // ranks (not yet built). train() leaves the file; the caller
+  // removes it once the model is safe (remove_checkpoint). Penalty l1 (its
+  // solvers save no state) is refused.
+  std::string checkpoint;
+  double checkpoint_interval = 60.0;
 };
 
 struct TrainResult {
   Model model;
   std::vector<FitResult> fits;  // one per weight row of the model, in row order
+  // Per fit: the local epochs it had done before this call (from the
+  // checkpoint); fits[k].epochs counts them too.
+  std::vector<int> resumed_epochs;
 };
+
+// Removes this process's checkpoint file of `parameters.checkpoint` (none: a
+// no-op), after a fit whose model is safe.
+void remove_checkpoint(const TrainParameters& parameters, const Communicator& communicator);
 
 // From any chunk source, on one process (LocalCommunicator) or as one CoCoA+
 // rank of `communicator` (the source holds this rank's rows). Classes, counts and

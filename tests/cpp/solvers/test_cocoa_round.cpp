@@ -46,7 +46,28 @@ class ScriptedBackend final : public RoundBackend {
     return sums;
   }
   double squared_weight_norm() override { return 0.0; }
+  std::vector<double> copy_alpha() override { return {static_cast<double>(epochs_seen.size())}; }
 };
+
+TEST(CocoaRound, AResumedFitCountsOnFromItsFirstEpochAndReportsProgressAfterEveryRound) {
+  ScriptedBackend backend;
+  SolverParameters parameters;
+  parameters.tol = 0.1;  // met at epoch 19 (see below)
+  parameters.first_epoch = 15;
+  std::vector<int> progress_epochs;
+  std::vector<double> snapshots;
+  parameters.on_progress = [&](int epochs, const std::function<SolverState()>& snapshot) {
+    progress_epochs.push_back(epochs);
+    snapshots.push_back(snapshot().alpha.at(0));
+  };
+  LocalCommunicator local;
+  const FitResult result = run_cocoa_rounds(backend, local, 1, parameters, std::chrono::steady_clock::now());
+  EXPECT_TRUE(result.converged);
+  EXPECT_EQ(result.epochs, 19);
+  EXPECT_EQ(backend.epochs_seen, (std::vector<int>{15, 16, 17, 18}));
+  EXPECT_EQ(progress_epochs, (std::vector<int>{16, 17, 18, 19}));
+  EXPECT_EQ(snapshots, (std::vector<double>{1, 2, 3, 4}));
+}
 
 TEST(CocoaRound, OneWorkerCertifiesOnceTheEpochsHaveVisitedEveryRow) {
   ScriptedBackend backend;
