@@ -221,8 +221,6 @@ class TronCpuSolver final : public Solver {
   // g(w) from the margins of w; keeps the curvatures for hessian_product and
   // returns sum_i dual_value(alpha_i) of the paired dual point.
   double gradient(const std::vector<double>& w, const std::vector<double>& margins, std::vector<double>& g);
-  // Removes from v its components along the directions f is flat in (below).
-  void project(std::vector<double>& v) const;
   // M = (1 - a) I + a diag(H) at the point of the last gradient().
   void update_preconditioner();
   // H v at the point of the last gradient().
@@ -287,30 +285,6 @@ double TronCpuSolver::gradient(const std::vector<double>& w, const std::vector<d
   return dual_sum;
 }
 
-// A group of shift_group() weights with no penalty (the K intercepts when they
-// are free; every feature's K weights without a penalty) leaves f unchanged when
-// one value is added to all of them: H is singular along that direction. The
-// gradient has no component along it (sum_k (p_ik - y_ik) = 0), and neither would
-// CG's iterates in exact arithmetic with M = I; but M^-1 r with a diagonal M that
-// differs across the group, and rounding, put one there, where CG finds no
-// curvature and spends the trust region on a step that changes nothing. CG
-// therefore runs in the subspace of zero-sum groups, preconditioned by P M^-1 P
-// (P the orthogonal projection onto it; symmetric positive definite there), and
-// the iterates stay in it from a start in it (zero, or a fitted model), as
-// scikit-learn's lbfgs iterates from zero do (docs/benchmarks/primal.md has the
-// Newton iterations it saves on news20).
-void TronCpuSolver::project(std::vector<double>& v) const {
-  const std::size_t group = objective_->shift_group();
-  if (group < 2) return;
-  for (std::size_t start = 0; start + group <= v.size(); start += group) {
-    if (regulariser_[start] != 0.0) continue;
-    double mean = 0.0;
-    for (std::size_t k = 0; k < group; ++k) mean += v[start + k];
-    mean /= static_cast<double>(group);
-    for (std::size_t k = 0; k < group; ++k) v[start + k] -= mean;
-  }
-}
-
 void TronCpuSolver::update_preconditioner() {
   const std::size_t width = regulariser_.size();
   preconditioner_.resize(width);
@@ -340,10 +314,10 @@ int TronCpuSolver::conjugate_gradients(double delta, double forcing, const std::
   s.assign(width, 0.0);
   r.resize(width);
   std::vector<double> z(width);
-  for (std::size_t j = 0; j < width; ++j) r[j] = -g[j];
-  project(r);
-  for (std::size_t j = 0; j < width; ++j) z[j] = r[j] / m[j];
-  project(z);
+  for (std::size_t j = 0; j < width; ++j) {
+    r[j] = -g[j];
+    z[j] = r[j] / m[j];
+  }
   std::vector<double> d = z;
   std::vector<double> hd;
   double zr = dot(z, r);  // ||r||^2 in M^-1's norm
@@ -380,7 +354,6 @@ int TronCpuSolver::conjugate_gradients(double delta, double forcing, const std::
     }
     axpy(-step, hd, r);
     for (std::size_t j = 0; j < width; ++j) z[j] = r[j] / m[j];
-    project(z);
     const double zr_next = dot(z, r);
     const double beta = zr_next / zr;
     for (std::size_t j = 0; j < width; ++j) d[j] = z[j] + beta * d[j];

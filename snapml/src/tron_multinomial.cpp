@@ -57,7 +57,6 @@ class MultinomialObjective final : public NewtonObjective {
 
   std::size_t width() const override { return operations_.n_weights() * K(); }
   std::size_t intercept_count() const override { return K(); }
-  std::size_t shift_group() const override { return K(); }
   std::size_t margins_size() const override { return static_cast<std::size_t>(n_rows_) * K(); }
 
   std::vector<double> start(SolverState& state, Communicator&) override {

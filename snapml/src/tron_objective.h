@@ -26,10 +26,6 @@ class NewtonObjective {
   // they are free) are the last intercept_count() of them.
   virtual std::size_t width() const = 0;
   virtual std::size_t intercept_count() const = 0;
-  // The loss is unchanged when one value is added to every weight of a group of
-  // this many consecutive weights (the softmax's K classes of a feature: the
-  // probabilities depend on differences of margins); 1 where no such shift exists.
-  virtual std::size_t shift_group() const { return 1; }
   // Entries of the per-row margins array.
   virtual std::size_t margins_size() const = 0;
   // The solver's starting weights from `state` (SolverState's warm-start rule;

@@ -184,35 +184,6 @@ TEST(TronMultinomial, FreeInterceptsMatchTheDenseReference) {
   const Eigen::Index width = d.x.cols();
   EXPECT_LT((centred_intercepts(as_vector(ours.state.weights), width) - centred_intercepts(reference, width)).norm(),
             1e-6 * (1.0 + reference.norm()));
-  // The iterates stay where the gradient points: the free intercepts sum to 0, as
-  // scikit-learn's lbfgs iterates from zero do (no step along the flat shift).
-  double sum = 0.0, size = 0.0;
-  for (int k = 0; k < kClasses; ++k) {
-    sum += ours.state.weights[static_cast<std::size_t>(k * width + width - 1)];
-    size += std::fabs(ours.state.weights[static_cast<std::size_t>(k * width + width - 1)]);
-  }
-  EXPECT_LE(std::fabs(sum), 1e-12 * size);
-}
-
-TEST(TronMultinomial, WithoutAPenaltyEachFeaturesClassWeightsSumToZero) {
-  // No penalty: f is flat along adding one value to a feature's K weights; the
-  // fit keeps every such group at sum 0 and reaches the gradient rule.
-  const Dataset data = three_classes();
-  SolverParameters p = multinomial(false);
-  p.penalty = Penalty::None;
-  p.C = 0.05;
-  p.tol = 1e-8;
-  const Fit ours = fit_once(*make_tron_cpu_solver(p), data);
-  ASSERT_TRUE(ours.result.converged);
-  const auto width = static_cast<std::size_t>(data.n_features() + 1);
-  for (std::size_t j = 0; j < width; ++j) {
-    double sum = 0.0, size = 0.0;
-    for (std::size_t k = 0; k < kClasses; ++k) {
-      sum += ours.state.weights[k * width + j];
-      size += std::fabs(ours.state.weights[k * width + j]);
-    }
-    EXPECT_LE(std::fabs(sum), 1e-12 * (size + 1e-300)) << "feature " << j;
-  }
 }
 
 TEST(TronMultinomial, RanksTakeTheSingleProcessIterates) {
