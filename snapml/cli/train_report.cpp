@@ -1,9 +1,11 @@
 #include "train_report.h"
 
+#include <cmath>
 #include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <iostream>
 
 #include "snapml/atomic_file.h"
@@ -69,15 +71,34 @@ double relative_gap(const FitResult& fit) {
   return last.primal > 0.0 ? last.gap / last.primal : 0.0;
 }
 
+// The primal Newton solver without a certificate (a free intercept, no penalty,
+// the multinomial loss's free intercepts) stops on LIBLINEAR's gradient rule
+// ||g|| <= tol ||g(0)|| and records NaN for the gap (docs/algorithms.md, "Primal
+// Newton"): its summary names that rule and ||g||, never a gap it did not have.
+bool on_gradient_rule(const FitResult& fit) {
+  return !fit.history.empty() && std::isnan(fit.history.back().gap);
+}
+
 void print_summary(const TrainResult& result, const TrainParameters& parameters, double seconds,
                    const std::string& saved_to, std::ostream& out, std::ostream& warnings) {
   int most_epochs = 0;
   double largest_gap = 0.0;
+  double largest_gradient = 0.0;
   std::size_t unconverged = 0;
+  std::size_t stopped_early = 0;  // unconverged before --max-iter: no decrease representable
+  bool gradient_rule = false;
   for (const FitResult& fit : result.fits) {
     most_epochs = std::max(most_epochs, fit.epochs);
-    largest_gap = std::max(largest_gap, relative_gap(fit));
+    if (on_gradient_rule(fit)) {
+      gradient_rule = true;
+      largest_gradient = std::max(largest_gradient, fit.history.back().gradient_norm);
+    } else {
+      largest_gap = std::max(largest_gap, relative_gap(fit));
+    }
     unconverged += fit.converged ? 0 : 1;
+    // Only the Newton solver (the one that records ||g||) stops before max_iter unconverged.
+    const bool newton = !fit.history.empty() && fit.history.back().gradient_norm > 0.0;
+    stopped_early += !fit.converged && newton && fit.epochs < parameters.max_iter ? 1 : 0;
   }
   const std::size_t problems = result.fits.size();
   int resumed = 0;
@@ -90,7 +111,13 @@ void print_summary(const TrainResult& result, const TrainParameters& parameters,
   const char* relation = l1 ? (unconverged == 0 ? "(sub-gradient rule met at" : "(sub-gradient rule not met at")
                             : (unconverged == 0 ? "<=" : ">");
   const char* close = l1 ? ")" : "";
-  if (problems == 1)
+  if (gradient_rule)
+    out << printf_string("snap-train: %s%d epochs, gradient rule ||g|| <= tol ||g(0)|| %s (%s||g|| %.3g), tol %g, "
+                         "%.3g s",
+                         problems == 1 ? "" : (std::to_string(problems) + " problems, at most ").c_str(), most_epochs,
+                         unconverged == 0 ? "met" : "not met", problems == 1 ? "" : "largest ", largest_gradient,
+                         parameters.tol, seconds);
+  else if (problems == 1)
     out << printf_string("snap-train: %d epochs, relative duality gap %.3g %s tol %g%s, %.3g s", most_epochs,
                          largest_gap, relation, parameters.tol, close, seconds);
   else
@@ -98,10 +125,18 @@ void print_summary(const TrainResult& result, const TrainParameters& parameters,
                          "%.3g %s tol %g%s, %.3g s",
                          problems, most_epochs, largest_gap, relation, parameters.tol, close, seconds);
   out << "; model saved to " << saved_to << "\n";
-  if (unconverged > 0)
-    warnings << "snap-train: warning: " << unconverged << " of " << problems << " problem"
-             << (problems == 1 ? "" : "s") << " stopped at --max-iter " << parameters.max_iter << " epochs before "
-             << (l1 ? "the sub-gradient rule" : "the duality gap") << " met --tol; raise --max-iter or -e\n";
+  const char* rule = l1 ? "the sub-gradient rule" : (gradient_rule ? "the gradient rule" : "the duality gap");
+  const std::size_t at_max_iter = unconverged - stopped_early;
+  const std::string of_problems = " of " + std::to_string(problems) + (problems == 1 ? " problem" : " problems");
+  if (at_max_iter > 0)
+    warnings << "snap-train: warning: " << at_max_iter << of_problems << " stopped at --max-iter "
+             << parameters.max_iter << " epochs before " << rule << " met --tol; raise --max-iter or -e\n";
+  // The Newton solver also stops when its trust region has shrunk to nothing:
+  // the fit is as precise as double precision allows (snapml/src/tron.cpp).
+  if (stopped_early > 0)
+    warnings << "snap-train: warning: " << stopped_early << of_problems << " stopped before " << rule
+             << " met --tol, where no further decrease of the objective is representable in double precision: "
+                "the model is as precise as the data allows; a larger -e gives the same model\n";
 }
 
 void write_history(const std::string& path, const TrainResult& result) {

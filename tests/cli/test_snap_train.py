@@ -303,6 +303,20 @@ def case_history(data_dir, scratch):
     check("stopped at --max-iter 2" in result.stderr, result.stderr)
     quiet = ok(snap("train", "-q", "-s", "7", "--max-iter", "2", "-n", "1", heart, model))
     check(quiet.stdout == "" and quiet.stderr == "", f"-q printed {quiet.stdout!r} {quiet.stderr!r}")
+    # A fit without a certificate (the multinomial loss's free intercepts) names
+    # the gradient rule it stopped on, never a duality gap it did not have.
+    three = three_class_file(scratch)
+    result = ok(snap("train", "--loss", "multinomial", "-B", "1", "-n", "1", three, model))
+    check(re.search(r"gradient rule \|\|g\|\| <= tol \|\|g\(0\)\|\| met \(\|\|g\|\| [0-9.e+-]+\)", result.stdout)
+          and "duality gap" not in result.stdout and result.stderr == "", result.stdout + result.stderr)
+    result = ok(snap("train", "--loss", "multinomial", "-B", "1", "-n", "1", "--max-iter", "1", three, model))
+    check("not met" in result.stdout and "stopped at --max-iter 1 epochs before the gradient rule" in result.stderr,
+          result.stdout + result.stderr)
+    # A tol no double can meet: the Newton solver stops when no decrease is
+    # representable, before --max-iter, and says so rather than blaming --max-iter.
+    result = ok(snap("train", "--loss", "multinomial", "-B", "1", "-n", "1", "-e", "1e-300", three, model))
+    check("no further decrease of the objective is representable" in result.stderr
+          and "--max-iter" not in result.stderr, result.stderr)
 
 
 def read_pty(fd, process):
