@@ -25,7 +25,7 @@ void put(std::string& out, const T& value) {
 
 void put_doubles(std::string& out, const std::vector<double>& values) {
   put(out, static_cast<std::uint64_t>(values.size()));
-  out.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(double));
+  if (!values.empty()) out.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(double));
 }
 
 void put_text(std::string& out, const std::string& text) {
@@ -54,7 +54,9 @@ class Reader {
     const auto count = get<std::uint64_t>();
     need(count, sizeof(double));
     std::vector<double> values(count);
-    std::memcpy(values.data(), take(count * sizeof(double)), count * sizeof(double));
+    const char* bytes = take(count * sizeof(double));
+    // memcpy's pointers must not be null even for 0 bytes, and an empty vector's data() may be.
+    if (count > 0) std::memcpy(values.data(), bytes, count * sizeof(double));
     return values;
   }
   std::string text() {
