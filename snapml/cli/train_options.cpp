@@ -151,7 +151,7 @@ TrainOptions parse_train_options(int argc, char** argv) {
       app.add_option("-v", o.folds, "n-fold cross validation: print its accuracy (or MSE); saves no model")
           ->check(CLI::Range(2, 1 << 30));
   app.add_option("-n,--threads", p.threads,
-                 "CPU threads (default 0: one per 2M non-zeros an epoch visits, at most all; under mpirun: "
+                 "CPU threads (default 0: one per 180k non-zeros an epoch visits, at most all; under mpirun: "
                  "per rank, at most this rank's share of the machine)")
       ->check(non_negative_number());
   p.local_epochs = kDefaultLocalEpochs;

@@ -27,10 +27,12 @@ int clamp_threads(int requested);
 // visits (the rows of all problems solved), at least 1 and at most `available`
 // (the machine's threads). Below that a second thread's share of an epoch is too
 // short to pay for its start, the shared vector's cache lines moving between
-// cores and the atomic updates (measured: docs/benchmarks/threads.md; two
-// threads on a9a, 450k non-zeros, were slower than one). A count the caller
-// gives is always obeyed (clamp_threads only).
-inline constexpr std::int64_t kEpochNnzPerThread = 2000000;
+// cores and the atomic updates (measured on the quiet 2-core machine,
+// docs/benchmarks/threads.md: two threads 4 % slower per epoch at 280k
+// non-zeros, 21 % faster on a9a's 450k; the crossover near 360k, so a second
+// thread from 2 x 180k). A count the caller gives is always obeyed
+// (clamp_threads only).
+inline constexpr std::int64_t kEpochNnzPerThread = 180000;
 int default_threads(std::int64_t epoch_nnz, int available);
 
 }  // namespace snapml
