@@ -164,6 +164,13 @@ TrainOptions parse_train_options(int argc, char** argv) {
                  "under mpirun: CoCoA+'s sigma', 'adaptive' (default: measured overlap of the ranks' changes, "
                  "never less safe) or 'K' (the paper's fixed sigma' = number of ranks); docs/distributed.md")
       ->check(CLI::IsMember({"adaptive", "K"}));
+  std::string thread_updates = "auto";
+  app.add_option("--thread-updates", thread_updates,
+                 "SDCA with several threads: 'shared' (one weight vector, atomic updates), 'replicas' (a copy per "
+                 "thread, merged every epoch as CoCoA+ workers) or 'auto' (default: replicas when the epoch's "
+                 "non-zeros are at least " + std::to_string(kReplicaNnzPerWeight) +
+                 " times threads x features and the fit does not shrink); docs/algorithms.md")
+      ->check(CLI::IsMember({"auto", "shared", "replicas"}));
   bool no_shrinking = false;
   app.add_flag("--no-shrinking", no_shrinking,
                "hinge and squared hinge (-s 1, 3): visit every row in every epoch instead of leaving out the "
@@ -260,6 +267,7 @@ TrainOptions parse_train_options(int argc, char** argv) {
   }
   p.adaptive_sigma = cocoa_sigma == "adaptive";
   p.shrinking = !no_shrinking;
+  p.thread_updates = thread_updates_from_name(thread_updates);
   p.fit_intercept = bias > 0.0;
   if (p.fit_intercept) p.intercept_scaling = bias;
   // The multinomial loss takes scikit-learn's parameterisation: free intercepts.

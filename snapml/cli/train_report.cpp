@@ -124,7 +124,13 @@ void print_summary(const TrainResult& result, const TrainParameters& parameters,
     out << printf_string("snap-train: %zu problems (one-vs-rest), at most %d epochs, largest relative duality gap "
                          "%.3g %s tol %g%s, %.3g s",
                          problems, most_epochs, largest_gap, relation, parameters.tol, close, seconds);
-  out << "; model saved to " << saved_to << "\n";
+  out << "; model saved to " << saved_to;
+  // Which way the threads shared w is a choice of Auto's (thread_updates.h) that
+  // changes the epochs: said when it is not the shared w.
+  int replicas = 0;
+  for (const FitResult& fit : result.fits) replicas = std::max(replicas, fit.replicas);
+  if (replicas > 0) out << "; " << replicas << " threads, each on a replica of w";
+  out << "\n";
   const char* rule = l1 ? "the sub-gradient rule" : (gradient_rule ? "the gradient rule" : "the duality gap");
   const std::size_t at_max_iter = unconverged - stopped_early;
   const std::string of_problems = " of " + std::to_string(problems) + (problems == 1 ? " problem" : " problems");

@@ -126,6 +126,7 @@ std::vector<Problem> make_problems(const LabelSummary& summary, const std::vecto
   base.local_epochs = p.local_epochs;
   base.adaptive_sigma = p.adaptive_sigma;
   base.shrinking = p.shrinking;
+  base.thread_updates = p.thread_updates;
   base.max_gpu_memory = p.max_gpu_memory;
   base.threads = p.threads;
   base.seed = p.seed;
@@ -380,7 +381,17 @@ TrainResult train(ChunkSource& source, Communicator& communicator, const TrainPa
   // vectors of that size): counted as K problems.
   const std::size_t weight_rows =
       loss_is_per_class(p.loss) && summary.classes.size() > 2 ? summary.classes.size() : problems.size();
-  check_feature_memory(summary.n_features, fit_bytes_per_feature(p.penalty, weight_rows, running), p.max_memory);
+  // The dual solver's threads may each hold a copy of w (thread_updates.h): counted
+  // wherever its rule could pick them, before the columns it also asks are known.
+  const bool replicas_possible =
+      p.penalty == Penalty::L2 && !p.use_gpu && threads > 1 && p.thread_updates != ThreadUpdates::Shared &&
+      (p.thread_updates == ThreadUpdates::Replicas ||
+       (summary.n_features + 1 >= kReplicaMinWeights &&
+        source.nnz() / kReplicaNnzPerWeight / threads >= summary.n_features + 1));
+  check_feature_memory(summary.n_features,
+                       fit_bytes_per_feature(p.penalty, weight_rows, running,
+                                             replicas_possible ? static_cast<std::size_t>(threads) : 0),
+                       p.max_memory);
   if (p.warm_start) apply_warm_start(*p.warm_start, summary, p, problems);
   const std::unique_ptr<TrainCheckpoint> checkpoint =
       open_checkpoint(source, communicator, p, problems, result.resumed_epochs);

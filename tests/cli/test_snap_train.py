@@ -432,6 +432,19 @@ def case_options(data_dir, scratch):
     check(model_text("-s", "3", "-e", "1e-9") != model_text("-s", "3", "-e", "1e-9", "--no-shrinking"),
           "--no-shrinking has no effect on -s 3")
     check(model_text("-s", "7") == model_text("-s", "7", "--no-shrinking"), "--no-shrinking changes -s 7")
+    # --thread-updates replicas: each of two threads on its own copy of w, the same
+    # optimum as the shared w (auto's choice on this small problem), and said so.
+    for loss in ("7", "1"):
+        shared = snap("train", "-s", loss, "-e", "1e-9", "--max-iter", "100000", "-n", "2", heart, model)
+        ok(shared)
+        check("replica" not in shared.stdout, f"auto put heart_scale on replicas: {shared.stdout}")
+        a = model_numbers(read_lines(model))
+        replicas = snap("train", "-s", loss, "-e", "1e-9", "--max-iter", "100000", "-n", "2", "--thread-updates",
+                        "replicas", heart, model)
+        ok(replicas)
+        check("2 threads, each on a replica of w" in replicas.stdout, f"no replicas in: {replicas.stdout}")
+        b = model_numbers(read_lines(model))
+        check(max(abs(u - v) for u, v in zip(a, b)) < 1e-3, f"-s {loss}: replicas reach another optimum")
     # -wLABEL WEIGHT is --weight LABEL:WEIGHT and changes the model.
     weighted = model_text("-s", "7", "-w1", "3", "-w-1", "0.5")
     check(weighted == model_text("-s", "7", "--weight", "1:3", "--weight=-1:0.5"), "-wi differs from --weight")
@@ -682,6 +695,7 @@ def case_bad_usage(data_dir, scratch):
     expect_exit(snap("train", "-e", "-1", good, model), 1, "--tol")
     expect_exit(snap("train", "--class-weight", "auto", good, model), 1, "auto")
     expect_exit(snap("train", "--model-format", "xml", good, model), 1, "xml")
+    expect_exit(snap("train", "--thread-updates", "atomic", good, model), 1, "--thread-updates", "atomic")
     # The GPU memory budget needs --gpu, and a size (--max-memory: test_out_of_core.py).
     expect_exit(snap("train", "--max-gpu-memory", "1G", good, model), 1, "--max-gpu-memory requires --gpu")
     expect_exit(snap("train", "--gpu", "--max-gpu-memory", "lots", good, model), 1,

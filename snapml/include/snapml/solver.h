@@ -17,6 +17,7 @@
 #include "snapml/communicator.h"
 #include "snapml/losses/dispatch.h"
 #include "snapml/penalty.h"
+#include "snapml/thread_updates.h"
 
 namespace snapml {
 
@@ -77,6 +78,9 @@ struct SolverParameters {
   // with a resident source on one rank; the gap over all rows still decides.
   bool shrinking = true;
   int threads = 1;  // 0: all OpenMP threads
+  // Dual solver with several threads: one shared w or a replica per thread
+  // (snapml/thread_updates.h).
+  ThreadUpdates thread_updates = ThreadUpdates::Auto;
   // GPU solver only: device memory budget per device in bytes for the data (0: no
   // budget); larger data streams host-to-device chunk by chunk.
   std::uint64_t max_gpu_memory = 0;
@@ -118,6 +122,9 @@ struct FitResult {
   // Coordinate steps tried over all epochs: epochs x rows, fewer where shrinking
   // left rows out. Counted by the CPU SDCA solver; 0 from the others.
   std::int64_t rows_visited = 0;
+  // The CPU SDCA solver with several threads: the replicas of w they stepped on
+  // (one per thread; snapml/thread_updates.h), 0 when they shared one w.
+  int replicas = 0;
   std::vector<EpochRecord> history;
 };
 

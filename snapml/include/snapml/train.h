@@ -56,6 +56,7 @@ struct TrainParameters {
   int local_epochs = 1;  // CoCoA+ local epochs per round with several ranks
   bool adaptive_sigma = true;  // CoCoA+ sigma' adapted (snapml/cocoa.h) or fixed at K
   bool shrinking = true;       // hinge and squared hinge: SolverParameters::shrinking
+  ThreadUpdates thread_updates = ThreadUpdates::Auto;  // SolverParameters::thread_updates
   // Start from this model's weights (same loss, classes and at most as many
   // features); nullptr for a cold start. Must outlive the train() call.
   const Model* warm_start = nullptr;

@@ -6,11 +6,14 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <random>
+#include <string>
 
 #include "random_problem.h"
 #include "references.h"
 #include "snapml/chunk_source.h"
 #include "snapml/communicator.h"
+#include "snapml/error.h"
 #include "snapml/objectives.h"
 #include "snapml/solver.h"
 #include "fit_once.h"
@@ -305,6 +308,27 @@ TEST(SdcaCpu, ShrinkingReachesTheSameOptimumVisitingFewerRows) {
   EXPECT_EQ(logistic.result.history.size(), static_cast<std::size_t>(logistic.result.epochs));
 }
 
+// w = sum_i alpha_i y_i x_i (the intercept's column included): the certificate's
+// invariant, which every way of sharing w between threads must restore by the
+// end of a round.
+void expect_weights_of_alpha(const Dataset& data, const SolverParameters& p, const Fit& fitted,
+                             const std::string& what) {
+  std::vector<double> w(fitted.state.weights.size(), 0.0);
+  std::int64_t i = 0;
+  for (std::size_t c = 0; c < data.n_chunks(); ++c) {
+    const CsrView x = data.view(c);
+    for (std::int64_t r = 0; r < x.n_rows; ++r, ++i) {
+      const double y = p.loss == LossKind::Squared ? 1.0 : x.labels[r];
+      const double scale = fitted.state.alpha[static_cast<std::size_t>(i)] * y;
+      for (std::int64_t k = x.row_begin(r); k < x.row_end(r); ++k)
+        w[static_cast<std::size_t>(x.col_indices[k])] += scale * x.values[k];
+      w.back() += scale * p.intercept_scaling;
+    }
+  }
+  for (std::size_t j = 0; j < w.size(); ++j)
+    ASSERT_NEAR(fitted.state.weights[j], w[j], 1e-9 * (1.0 + std::fabs(w[j]))) << what << " j=" << j;
+}
+
 TEST(SdcaCpu, TwoThreadsConvergeToTheSameOptimum) {
   RandomProblemOptions o;
   o.rows = 1000;
@@ -322,20 +346,121 @@ TEST(SdcaCpu, TwoThreadsConvergeToTheSameOptimum) {
     EXPECT_LE(two.result.history.back().gap, p.tol * p2);
     // Every column of this problem is hot (hot_columns.h): the threads' pending
     // changes all reached w, so w = w(alpha) holds, the certificate's invariant.
-    std::vector<double> w(two.state.weights.size(), 0.0);
-    std::int64_t i = 0;
-    for (std::size_t c = 0; c < data.n_chunks(); ++c) {
-      const CsrView x = data.view(c);
-      for (std::int64_t r = 0; r < x.n_rows; ++r, ++i) {
-        const double scale = two.state.alpha[static_cast<std::size_t>(i)] * x.labels[r];
-        for (std::int64_t k = x.row_begin(r); k < x.row_end(r); ++k)
-          w[static_cast<std::size_t>(x.col_indices[k])] += scale * x.values[k];
-        w.back() += scale * p.intercept_scaling;
+    expect_weights_of_alpha(data, p, two, loss_name(loss));
+  }
+}
+
+// Replicas (thread_updates.h): every L2 loss, with and without the intercept, 2
+// and 3 threads, on sparse columns and ten dense ones (which every thread moves
+// alike: the overlap that makes CoCoA+ shorten rounds, gamma < 1): the same
+// optimum as one thread, a certificate that holds (w = w(alpha) after every
+// merge), the dual never decreasing (CoCoA+'s Lemma 3 over the threads), and the
+// replicas reported.
+TEST(SdcaCpu, ReplicasReachTheOneThreadOptimumWithTheCertificate) {
+  RandomProblemOptions o;
+  o.rows = 2000;
+  o.features = 400;
+  o.density = 0.03;
+  o.chunk_rows = 700;
+  for (LossKind loss : {LossKind::Logistic, LossKind::Hinge, LossKind::SquaredHinge, LossKind::Squared}) {
+    o.regression = loss == LossKind::Squared;
+    Dataset data = random_problem(o);
+    // Ten dense columns on top of the sparse ones: hot, as a click log's integer fields.
+    {
+      std::vector<CsrChunk> chunks;
+      const Dataset merged = data.merged();
+      const CsrChunk& all = merged.chunk(0);
+      std::mt19937_64 random(3);
+      std::normal_distribution<double> normal(0.0, 1.0);
+      chunks.emplace_back();
+      for (std::size_t r = 0; r + 1 < all.row_offsets.size(); ++r) {
+        std::vector<std::int32_t> indices(all.col_indices.begin() + all.row_offsets[r],
+                                          all.col_indices.begin() + all.row_offsets[r + 1]);
+        std::vector<float> values(all.values.begin() + all.row_offsets[r], all.values.begin() + all.row_offsets[r + 1]);
+        for (std::int32_t j = 0; j < 10; ++j) {
+          indices.push_back(o.features + j);
+          values.push_back(static_cast<float>(0.3 * normal(random)));
+        }
+        chunks[0].add_row(all.labels[r], indices.data(), values.data(), static_cast<std::int64_t>(indices.size()));
+      }
+      data = Dataset(std::move(chunks), o.features + 10);
+    }
+    for (double intercept : {1.0, 0.0}) {
+      SolverParameters p = tight(loss);
+      p.intercept_scaling = intercept;
+      p.tol = 1e-6;
+      const Fit one = fit(data, p);
+      ASSERT_TRUE(one.result.converged);
+      EXPECT_EQ(one.result.replicas, 0);
+      for (int threads : {2, 3}) {
+        const std::string what =
+            std::string(loss_name(loss)) + " intercept " + std::to_string(intercept) + " threads " + std::to_string(threads);
+        p.threads = threads;
+        p.thread_updates = ThreadUpdates::Replicas;
+        const Fit many = fit(data, p);
+        ASSERT_TRUE(many.result.converged) << what;
+        EXPECT_EQ(many.result.replicas, threads) << what;
+        const double p1 = one.result.history.back().primal, pk = many.result.history.back().primal;
+        EXPECT_NEAR(p1, pk, 2e-6 * p1) << what;
+        EXPECT_LE(many.result.history.back().gap, p.tol * pk) << what;
+        expect_weights_of_alpha(data, p, many, what);
+        double previous_dual = -HUGE_VAL;
+        for (const EpochRecord& r : many.result.history) {
+          ASSERT_GE(r.dual, previous_dual - 1e-12 * std::fabs(r.dual)) << what << " epoch " << r.epoch;
+          previous_dual = r.dual;
+        }
+        p.threads = 1;
+        p.thread_updates = ThreadUpdates::Auto;
       }
     }
-    for (std::size_t j = 0; j < w.size(); ++j)
-      EXPECT_NEAR(two.state.weights[j], w[j], 1e-9 * (1.0 + std::fabs(w[j]))) << loss_name(loss) << " j=" << j;
   }
+}
+
+TEST(SdcaCpu, AutoTakesReplicasOnlyForALargeSkewedProblem) {
+  ReplicaProblem click_log;  // the generated click log of docs/benchmarks/threads.md
+  click_log.epoch_nnz = 30766368;
+  click_log.n_features = 1048615;
+  click_log.skewed_columns = true;
+  EXPECT_TRUE(use_replicas(ThreadUpdates::Auto, 2, click_log));
+  EXPECT_FALSE(use_replicas(ThreadUpdates::Auto, 1, click_log));
+  EXPECT_FALSE(use_replicas(ThreadUpdates::Replicas, 1, click_log));
+  EXPECT_FALSE(use_replicas(ThreadUpdates::Shared, 2, click_log));
+  // 8 threads: 8 x 1,048,616 x 4 non-zeros needed, more than the epoch has.
+  EXPECT_FALSE(use_replicas(ThreadUpdates::Auto, 8, click_log));
+  ReplicaProblem p = click_log;
+  p.skewed_columns = false;  // uniform columns
+  EXPECT_FALSE(use_replicas(ThreadUpdates::Auto, 2, p));
+  EXPECT_TRUE(use_replicas(ThreadUpdates::Replicas, 2, p));
+  p = click_log;
+  p.shrinks = true;
+  EXPECT_FALSE(use_replicas(ThreadUpdates::Auto, 2, p));
+  EXPECT_TRUE(use_replicas(ThreadUpdates::Replicas, 2, p));
+  p = click_log;
+  p.n_features = kReplicaMinWeights - 2;  // w in the core's cache (a9a-like)
+  EXPECT_FALSE(use_replicas(ThreadUpdates::Auto, 2, p));
+  p.n_features = kReplicaMinWeights - 1;
+  EXPECT_TRUE(use_replicas(ThreadUpdates::Auto, 2, p));
+  p.epoch_nnz = 2 * kReplicaMinWeights * kReplicaNnzPerWeight - 1;
+  EXPECT_FALSE(use_replicas(ThreadUpdates::Auto, 2, p));
+  p.epoch_nnz += 1;
+  EXPECT_TRUE(use_replicas(ThreadUpdates::Auto, 2, p));
+  p.n_features = std::int64_t{1} << 62;  // no overflow
+  p.epoch_nnz = std::int64_t{1} << 62;
+  EXPECT_FALSE(use_replicas(ThreadUpdates::Auto, 64, p));
+  EXPECT_EQ(thread_updates_from_name("replicas"), ThreadUpdates::Replicas);
+  EXPECT_STREQ(thread_updates_name(ThreadUpdates::Shared), "shared");
+  EXPECT_THROW(thread_updates_from_name("atomic"), InvalidArgument);
+}
+
+// Auto on a fit: a small w stays shared (every data set of the tests), what the
+// solver reports.
+TEST(SdcaCpu, AutoKeepsASmallProblemShared) {
+  SolverParameters p = tight(LossKind::Logistic);
+  p.threads = 2;
+  p.tol = 1e-3;
+  const Fit two = fit(random_problem({}), p);
+  EXPECT_TRUE(two.result.converged);
+  EXPECT_EQ(two.result.replicas, 0);
 }
 
 // Rows [begin, end) of `data` as a dataset of their own (one chunk, or none).
@@ -360,7 +485,7 @@ Dataset rows(const Dataset& data, std::int64_t begin, std::int64_t end) {
 }
 
 void expect_cocoa_matches_single_process(LossKind loss, const std::vector<std::int64_t>& cuts, int local_epochs,
-                                         bool adaptive_sigma = true) {
+                                         bool adaptive_sigma = true, int replica_threads = 0) {
   RandomProblemOptions o;
   o.rows = 300;
   o.regression = loss == LossKind::Squared;
@@ -374,6 +499,10 @@ void expect_cocoa_matches_single_process(LossKind loss, const std::vector<std::i
   p.tol = 1e-6;
   p.local_epochs = local_epochs;
   p.adaptive_sigma = adaptive_sigma;
+  if (replica_threads > 0) {
+    p.threads = replica_threads;
+    p.thread_updates = ThreadUpdates::Replicas;
+  }
   std::vector<Fit> fits(static_cast<std::size_t>(ranks));
   run_ranks(ranks, [&](Communicator& communicator) {
     const int r = communicator.rank();
@@ -395,6 +524,8 @@ void expect_cocoa_matches_single_process(LossKind loss, const std::vector<std::i
     EXPECT_GE(r.dual, previous_dual - 1e-12 * std::fabs(r.dual)) << loss_name(loss) << " epoch " << r.epoch;
     previous_dual = r.dual;
   }
+  // A rank whose partition is smaller than its team still keeps one copy per thread.
+  for (const Fit& f : fits) EXPECT_EQ(f.result.replicas, replica_threads);
   for (const Fit& other : fits) {  // every rank holds the same w and history
     EXPECT_EQ(other.state.weights, fits[0].state.weights);
     EXPECT_EQ(other.result.epochs, result.epochs);
@@ -414,6 +545,13 @@ TEST(SdcaCpuCocoa, ThreeRanksWithAnEmptyPartitionReachTheOptimum) {
   expect_cocoa_matches_single_process(LossKind::Logistic, {0, 0, 120, 300}, 1);
   expect_cocoa_matches_single_process(LossKind::Hinge, {0, 200, 200, 300}, 3);
   expect_cocoa_matches_single_process(LossKind::Squared, {0, 100, 299, 300}, 1);
+}
+
+// Ranks x threads with replicas: every thread of every rank a CoCoA+ worker
+// (no column shared in w under mpirun), the dual non-decreasing as with ranks.
+TEST(SdcaCpuCocoa, TwoRanksOfReplicasReachTheOptimum) {
+  expect_cocoa_matches_single_process(LossKind::Logistic, {0, 150, 300}, 1, true, 2);
+  expect_cocoa_matches_single_process(LossKind::SquaredHinge, {0, 37, 300}, 2, true, 3);
 }
 
 TEST(SdcaCpuCocoa, FixedSigmaEqualToKReachesTheOptimum) {

@@ -1,0 +1,71 @@
+// How the CPU dual solver's threads share the weight vector w (sdca_cpu.cpp;
+// docs/algorithms.md, "Threads").
+//
+// Shared: every thread reads and updates the one w with atomic adds
+// (PASSCoDe-Atomic, Hsieh, Yu & Dhillon, ICML 2015), keeping the columns most rows
+// touch pending per thread (hot_columns.h). An epoch converges like a sequential
+// one, but every update of a column that several threads touch moves its cache
+// line between the cores: on a click log (dense integer fields, frequent
+// categorical values) two threads were no faster than one.
+//
+// Replicas: each thread works on its own copy of w, on the rows it claims in
+// this epoch (blocks of a fresh permutation, so the partition changes every
+// epoch), with plain loads and stores; at the epoch's end the copies' changes are
+// added into w by the CoCoA+ round (snapml/cocoa_round.h) with the thread as a
+// worker: sigma' adapted to the measured overlap of the threads' changes keeps
+// the dual non-decreasing and w = w(alpha), so the duality gap still certifies.
+// This is SySCD's replication with dynamic re-partitioning (Ioannou,
+// Mendler-Dunner & Parnell, NeurIPS 2019, arXiv 1911.07722, sections 3.2-3.3).
+// It costs a copy of w per thread, the merge once an epoch, and epochs where
+// the threads' changes overlap (sigma' > 1 shortens every step).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace snapml {
+
+enum class ThreadUpdates { Auto, Shared, Replicas };
+
+const char* thread_updates_name(ThreadUpdates updates);
+// "auto", "shared" or "replicas"; throws InvalidArgument otherwise.
+ThreadUpdates thread_updates_from_name(const std::string& name);
+
+// Auto takes replicas only where the shared w was measured to lose and the
+// replicas to win (docs/benchmarks/threads.md, "Shared or replicas"; two threads,
+// logistic regression to a relative gap of 1e-4). On every data set a replica
+// epoch was faster (1.2x to 1.9x), but the fit needed 1.3 to 1.5 times the epochs
+// (each step shortened by sigma'); the shared w lost only on the generated click
+// log, whose w misses the core's cache and whose column frequencies are skewed
+// (dense fields, frequent categorical values: two threads 0.93x one thread, on
+// replicas 1.34x). So all of:
+//  - a w of at least kReplicaMinWeights entries (1 MB of doubles: a smaller one
+//    stays in the core's cache, where the shared w's hot columns cost little:
+//    a9a, w8a, mushrooms were even or better shared);
+//  - a column besides the intercept in at least 5 % of the rows (HotColumns'
+//    share): without such columns two threads rarely write the same line (a
+//    uniform 1M x 1M set: shared 1.54x, replicas 1.35x);
+//  - an epoch of at least kReplicaNnzPerWeight non-zeros per weight of all copies
+//    (threads x (n_features + 1)): the copies and the merge, sequential passes
+//    over them, are then a few per cent of an epoch, and never take more memory
+//    than a quarter of the data's 8 bytes a non-zero;
+//  - a fit that does not shrink (hinge and squared hinge, whose shrunk epochs
+//    visit few rows, gain more from shrinking).
+inline constexpr std::int64_t kReplicaMinWeights = std::int64_t{1} << 17;
+inline constexpr std::int64_t kReplicaNnzPerWeight = 4;
+
+// What the rule looks at, from the solver's first pass.
+struct ReplicaProblem {
+  std::int64_t epoch_nnz = 0;
+  std::int64_t n_features = 0;
+  bool skewed_columns = false;  // a column besides the intercept in >= 5 % of the rows
+  bool shrinks = false;
+};
+
+// Whether a dual fit with `threads` threads uses replicas: never with one thread;
+// Replicas always otherwise (the fit then does not shrink: a CoCoA+ round moves w
+// after the pass whose projected gradients shrinking trusts); Auto by the rule
+// above.
+bool use_replicas(ThreadUpdates updates, int threads, const ReplicaProblem& problem);
+
+}  // namespace snapml

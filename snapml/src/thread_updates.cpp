@@ -1,0 +1,42 @@
+#include "snapml/thread_updates.h"
+
+#include "snapml/error.h"
+
+namespace snapml {
+
+const char* thread_updates_name(ThreadUpdates updates) {
+  switch (updates) {
+    case ThreadUpdates::Shared:
+      return "shared";
+    case ThreadUpdates::Replicas:
+      return "replicas";
+    case ThreadUpdates::Auto:
+      break;
+  }
+  return "auto";
+}
+
+ThreadUpdates thread_updates_from_name(const std::string& name) {
+  for (ThreadUpdates u : {ThreadUpdates::Auto, ThreadUpdates::Shared, ThreadUpdates::Replicas})
+    if (name == thread_updates_name(u)) return u;
+  throw InvalidArgument("unknown thread updates '" + name + "': use auto, shared or replicas");
+}
+
+bool use_replicas(ThreadUpdates updates, int threads, const ReplicaProblem& problem) {
+  if (threads <= 1) return false;
+  switch (updates) {
+    case ThreadUpdates::Shared:
+      return false;
+    case ThreadUpdates::Replicas:
+      return true;
+    case ThreadUpdates::Auto:
+      break;
+  }
+  const std::int64_t weights = problem.n_features + 1;
+  // Divided rather than multiplied: threads x weights may exceed 2^63 / 4 for a
+  // wide problem, the epoch's non-zeros never do.
+  return !problem.shrinks && problem.skewed_columns && weights >= kReplicaMinWeights &&
+         problem.epoch_nnz / kReplicaNnzPerWeight / threads >= weights;
+}
+
+}  // namespace snapml
