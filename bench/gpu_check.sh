@@ -5,11 +5,15 @@
 #   bench/gpu_check.sh --fetch-deps   here, once, on a machine that reaches the Debian
 #                                     registry: downloads the .debs the build needs into
 #                                     build-deps/debs (ignored by git, carried to the GPU)
-#   bench/gpu_check.sh [tests|bench]  on the GPU machine (through the device tool, with
-#                                     carry ["build-deps"]); see docs/gpu.md. `tests`
+#   bench/gpu_check.sh [tests|bench|cpu]  on the GPU machine (through the device tool,
+#                                     with carry ["build-deps"]); see docs/gpu.md. `tests`
 #                                     builds and runs ctest -L gpu only (a short call),
 #                                     `bench` builds and runs the benchmarks only; no
-#                                     argument does both, tests first
+#                                     argument does both, tests first. `cpu` measures the
+#                                     CPU solver's threads on the lent machine's cores
+#                                     (1 to 16, shared w or replicas, pinned or not) on the
+#                                     generated click log: issue "faster than IBM Snap ML
+#                                     on the CPU" asks for it whenever a machine is lent
 #
 # The GPU machines reach no package registry, and their image (KINDS.md) has nvcc,
 # CMake and ninja but not the -dev packages this project builds against. So the build
@@ -31,12 +35,14 @@ PACKAGES=(libeigen3-dev libgtest-dev libgmock-dev libxxhash-dev libxxhash0 libcl
 MODE=${1:-all}
 TEST_TARGETS="test_gpu_probe test_gpu_hidden test_gpu_kernels test_sdca_gpu test_sdca_gpu_host test_stream_plan test_sdca_gpu_stream test_gpu_epoch_model test_operations_plan test_tron_gpu"
 BENCH_TARGETS="gpu_spmv_bench gpu_sdca_bench gpu_stream_bench gpu_tron_bench"
+CPU_TARGETS="snap-train snap-criteo-gen snap-convert"
 case "$MODE" in
   tests) DEFAULT_TARGETS=$TEST_TARGETS ;;
+  cpu) DEFAULT_TARGETS=$CPU_TARGETS ;;
   bench) DEFAULT_TARGETS=$BENCH_TARGETS ;;
   all) DEFAULT_TARGETS="$TEST_TARGETS $BENCH_TARGETS" ;;
   --fetch-deps) DEFAULT_TARGETS="" ;;
-  *) echo "usage: bench/gpu_check.sh [--fetch-deps | tests | bench]" >&2; exit 2 ;;
+  *) echo "usage: bench/gpu_check.sh [--fetch-deps | tests | bench | cpu]" >&2; exit 2 ;;
 esac
 TARGETS=${SNAPML_GPU_TARGETS:-$DEFAULT_TARGETS}
 # Two feature counts: w inside the 50 MB L2 (2^20 floats) and far outside it (2^26).
@@ -181,7 +187,7 @@ fi
 echo "- build: $(( $(date +%s) - start )) s for $TARGETS" >> "$REPORT"
 
 # ---- tests ----------------------------------------------------------------------
-if [[ "$MODE" != "bench" ]]; then
+if [[ "$MODE" != "bench" && "$MODE" != "cpu" ]]; then
 log "ctest -L gpu"
 (cd "$BUILD" && ctest -L gpu --output-on-failure --timeout 300) > "$OUT_DIR/ctest.log" 2>&1
 ctest_rc=$?
@@ -197,7 +203,54 @@ ctest_rc=$?
 fi
 
 # ---- benchmarks -------------------------------------------------------------------
-if [[ "$MODE" != "tests" ]]; then
+# ---- CPU threads -------------------------------------------------------------------
+# Logistic SDCA (-s 7 -c 0.1) to a relative gap of 1e-4 on the generated click log
+# (docs/benchmarks/threads.md, "Shared or replicas"): epochs, the fit's seconds
+# (the solver's clock) and seconds per epoch, for each thread count, each way of
+# sharing w, unpinned and pinned to cores (OMP_PROC_BIND=close, OMP_PLACES=cores).
+# SNAPML_CPU_THREADS and SNAPML_CPU_ROWS shrink it for a trial on a small machine.
+if [[ "$MODE" == "cpu" ]]; then
+  rows=${SNAPML_CPU_ROWS:-900000}
+  data=$BUILD/clicklog-$rows.snap
+  if [[ ! -f "$data" ]]; then
+    log "generate the click log ($rows rows)"
+    "$BUILD/datasets/snap-criteo-gen" --rows "$rows" --seed 1 --threads "$JOBS" --output "$BUILD/clicklog.tsv" &&
+      "$BUILD/snapml/cli/snap-convert" --from criteo --hash-bits 20 --threads "$JOBS" "$BUILD/clicklog.tsv" "$data" \
+        > /dev/null || { echo -e "\n**click log generation failed**" >> "$REPORT"; cat "$REPORT"; exit 1; }
+    rm -f "$BUILD/clicklog.tsv"
+  fi
+  {
+    echo
+    echo "## CPU threads: generated click log, $rows rows, snap-train -s 7 -c 0.1 -e 1e-4"
+    echo
+    echo "| threads | w | pinned | epochs | fit (s) | s / epoch |"
+    echo "|---|---|---|---|---|---|"
+  } >> "$REPORT"
+  for n in ${SNAPML_CPU_THREADS:-1 2 4 8 16}; do
+    for how in shared replicas; do
+      [[ $n == 1 && $how == replicas ]] && continue
+      for pinned in no yes; do
+        log "snap-train -n $n --thread-updates $how (pinned: $pinned)"
+        pin=()
+        [[ $pinned == yes ]] && pin=(OMP_PROC_BIND=close OMP_PLACES=cores)
+        if ! env "${pin[@]}" "$BUILD/snapml/cli/snap-train" -q -s 7 -c 0.1 -e 1e-4 -n "$n" --thread-updates "$how" \
+             --history "$OUT_DIR/cpu_history.csv" "$data" "$OUT_DIR/cpu_model" 2> "$OUT_DIR/cpu.err"; then
+          status=1
+          echo "| $n | $how | $pinned | failed: $(head -c 200 "$OUT_DIR/cpu.err") | | |" >> "$REPORT"
+          continue
+        fi
+        # The first record carries the one-off passes: seconds per epoch from there on.
+        awk -F, -v n="$n" -v how="$how" -v pinned="$pinned" \
+          'NR == 2 { e0 = $3; t0 = $4 } NR > 1 { e = $3; t = $4 }
+           END { printf "| %s | %s | %s | %d | %.3f | %.4f |\n", n, how, pinned, e, t, (e > e0 ? (t - t0) / (e - e0) : t) }' \
+          "$OUT_DIR/cpu_history.csv" >> "$REPORT"
+      done
+    done
+  done
+  rm -f "$OUT_DIR/cpu_history.csv" "$OUT_DIR/cpu_model" "$OUT_DIR/cpu.err"
+fi
+
+if [[ "$MODE" != "tests" && "$MODE" != "cpu" ]]; then
 echo -e "\n## Benchmarks" >> "$REPORT"
 # Runs $BUILD/bench/$1 once per further argument (its flags), into the report;
 # nothing when the program was not built (not among SNAPML_GPU_TARGETS).
