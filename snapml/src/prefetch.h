@@ -1,7 +1,9 @@
-// Internal: when the passes over the rows prefetch the weights of a row's columns.
+// Internal: when and how the passes over the rows prefetch (the SDCA epoch's
+// pipeline; the gap pass fetches the weights of the row a few ahead itself).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace snapml::detail {
 
@@ -13,5 +15,51 @@ namespace snapml::detail {
 inline constexpr std::size_t kPrefetchWeightsFrom = std::size_t{1} << 17;
 
 inline bool prefetch_weights(std::size_t n_weights) { return n_weights >= kPrefetchWeightsFrom; }
+
+// A random order defeats the hardware prefetcher, so each row's data would be a
+// cold miss. A three-stage software pipeline hides them, each stage's loads
+// hitting what the stage before fetched: kFar positions ahead the row's offsets,
+// label, weight, alpha and norm; kMid ahead every cache line of its column
+// indices and values; kNear ahead the weights of its columns (the random
+// accesses into w). `locate(index)` gives the chunk and row of order[] entry
+// `index`; alpha and squared_norms are indexed by it; `v` is null when w is small
+// enough to stay in cache (prefetch_weights). `end` is the length of the
+// whole order, not of the caller's block: rows of another thread's block are
+// fetched for it.
+template <typename Locate>
+inline void prefetch_ahead(const std::int64_t* order, std::int64_t position, std::int64_t end,
+                           const Locate& locate, const double* alpha, const double* squared_norms,
+                           const double* v) {
+  constexpr std::int64_t kFar = 16;
+  constexpr std::int64_t kMid = 8;
+  constexpr std::int64_t kNear = 3;
+  constexpr std::int64_t kLine = 16;  // 4-byte indices or values in a 64-byte cache line
+  if (position + kFar < end) {
+    const std::int64_t ahead = order[position + kFar];
+    const auto [x, row] = locate(ahead);
+    __builtin_prefetch(x.row_offsets + row);
+    __builtin_prefetch(x.labels + row);
+    if (x.weights != nullptr) __builtin_prefetch(x.weights + row);
+    __builtin_prefetch(alpha + ahead);
+    __builtin_prefetch(squared_norms + ahead);
+  }
+  if (position + kMid < end) {
+    const auto [x, row] = locate(order[position + kMid]);
+    const std::int64_t start = x.row_offsets[row];
+    const std::int64_t stop = x.row_offsets[row + 1];
+    for (std::int64_t k = start; k < stop; k += kLine) {
+      __builtin_prefetch(x.col_indices + k);
+      __builtin_prefetch(x.values + k);
+    }
+    if (stop > start) {  // the last line, when the row starts late in its first
+      __builtin_prefetch(x.col_indices + stop - 1);
+      __builtin_prefetch(x.values + stop - 1);
+    }
+  }
+  if (v != nullptr && position + kNear < end) {
+    const auto [x, row] = locate(order[position + kNear]);
+    for (std::int64_t k = x.row_offsets[row]; k < x.row_offsets[row + 1]; ++k) __builtin_prefetch(v + x.col_indices[k]);
+  }
+}
 
 }  // namespace snapml::detail

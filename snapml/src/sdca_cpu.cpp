@@ -191,52 +191,6 @@ inline bool step_row(const Loss& loss, const CsrView& x, std::int64_t row, doubl
   return false;
 }
 
-// A random order defeats the hardware prefetcher, so each row's data would be a
-// cold miss. A three-stage software pipeline hides them, each stage's loads
-// hitting what the stage before fetched: kFar positions ahead the row's offsets,
-// label, weight, alpha and norm; kMid ahead every cache line of its column
-// indices and values; kNear ahead the weights of its columns (the random
-// accesses into w). `locate(index)` gives the chunk and row of order[] entry
-// `index`; alpha and squared_norms are indexed by it; `v` is null when w is small
-// enough to stay in cache (prefetch.h). `end` is the length of the
-// whole order, not of the caller's block: rows of another thread's block are
-// fetched for it.
-template <typename Locate>
-inline void prefetch_ahead(const std::int64_t* order, std::int64_t position, std::int64_t end,
-                           const Locate& locate, const double* alpha, const double* squared_norms,
-                           const double* v) {
-  constexpr std::int64_t kFar = 16;
-  constexpr std::int64_t kMid = 8;
-  constexpr std::int64_t kNear = 3;
-  constexpr std::int64_t kLine = 16;  // 4-byte indices or values in a 64-byte cache line
-  if (position + kFar < end) {
-    const std::int64_t ahead = order[position + kFar];
-    const auto [x, row] = locate(ahead);
-    __builtin_prefetch(x.row_offsets + row);
-    __builtin_prefetch(x.labels + row);
-    if (x.weights != nullptr) __builtin_prefetch(x.weights + row);
-    __builtin_prefetch(alpha + ahead);
-    __builtin_prefetch(squared_norms + ahead);
-  }
-  if (position + kMid < end) {
-    const auto [x, row] = locate(order[position + kMid]);
-    const std::int64_t start = x.row_offsets[row];
-    const std::int64_t stop = x.row_offsets[row + 1];
-    for (std::int64_t k = start; k < stop; k += kLine) {
-      __builtin_prefetch(x.col_indices + k);
-      __builtin_prefetch(x.values + k);
-    }
-    if (stop > start) {  // the last line, when the row starts late in its first
-      __builtin_prefetch(x.col_indices + stop - 1);
-      __builtin_prefetch(x.values + stop - 1);
-    }
-  }
-  if (v != nullptr && position + kNear < end) {
-    const auto [x, row] = locate(order[position + kNear]);
-    for (std::int64_t k = x.row_offsets[row]; k < x.row_offsets[row + 1]; ++k) __builtin_prefetch(v + x.col_indices[k]);
-  }
-}
-
 // Every chunk of a resident source at once, and where each starts among this
 // rank's rows; order[] holds indices into all of them.
 struct ResidentRows {
@@ -283,7 +237,7 @@ void update_resident_rows(const Loss& loss, const ResidentRows& rows, const std:
     return std::pair<const CsrView&, std::int64_t>(rows.chunks[c], index - rows.first[c]);
   };
   for (std::int64_t position = begin; position < end; ++position) {
-    prefetch_ahead(order, position, order_size, locate, alpha, squared_norms, context.prefetched_weights);
+    detail::prefetch_ahead(order, position, order_size, locate, alpha, squared_norms, context.prefetched_weights);
     const std::int64_t index = order[position];
     const auto [x, row] = locate(index);
     if (step_row<Loss, kAtomic>(loss, x, row, alpha[index], squared_norms[index], context, pass))
@@ -350,6 +304,11 @@ class SdcaCpuSolver final : public Solver, private RoundBackend {
   int local_workers() const { return std::max(replicas_, 1); }
   void prepare(ChunkSource& source, Communicator& communicator);
   void initialise(ChunkSource& source, Communicator& communicator, SolverState& state);
+  // Shrinking only where the rows are in memory (an order over some of them) and
+  // one rank solves the whole problem (a CoCoA+ round's sub-problem moves w by
+  // gamma afterwards, which the previous pass's range does not bound; so neither
+  // with replicas, whose round is CoCoA+'s over the threads: fit()).
+  bool may_shrink() const { return parameters_.shrinking && ranks_ == 1 && !resident_.chunks.empty(); }
   void start_shrinking(bool enabled);
   void bring_every_row_back();
   void after_shrinking_pass(double pg_max, double pg_min);
@@ -413,10 +372,9 @@ void SdcaCpuSolver::prepare(ChunkSource& source, Communicator& communicator) {
   }
   chunk_first_.assign(1, 0);
   // Replicas or the shared vector (thread_updates.h); shrinking as fit() decides it.
-  const bool shrinks = parameters_.shrinking && communicator.size() == 1 && source.resident() &&
-                       with_loss(parameters_.loss, parameters_.epsilon, 0.0, [](const auto& loss) {
-                         return losses::is_shrinkable<std::decay_t<decltype(loss)>>::value;
-                       });
+  const bool shrinks = may_shrink() && with_loss(parameters_.loss, parameters_.epsilon, 0.0, [](const auto& loss) {
+    return losses::is_shrinkable<std::decay_t<decltype(loss)>>::value;
+  });
   // With threads, how many rows have each column: the hot ones (hot_columns.h),
   // which the shared w keeps pending and whose presence the Auto rule asks.
   std::vector<std::uint32_t> column_counts(
@@ -685,11 +643,7 @@ FitResult SdcaCpuSolver::fit(ChunkSource& source, Communicator& communicator, So
   prepare(source, communicator);
   initialise(source, communicator, state);
 
-  // Shrinking only where the rows are in memory (an order over some of them) and
-  // one rank solves the whole problem (a CoCoA+ round's sub-problem moves w by
-  // gamma afterwards, which the previous pass's range does not bound).
-  // With replicas the round is CoCoA+'s too, over the threads.
-  start_shrinking(parameters_.shrinking && ranks_ == 1 && replicas_ == 0 && !resident_.chunks.empty());
+  start_shrinking(may_shrink() && replicas_ == 0);
   bounds_.reset();
   if (!resident_.chunks.empty() && loss_is_zero_beyond_margin_one(parameters_.loss))
     bounds_ = std::make_unique<MarginBounds>(squared_norms_.data(), squared_norms_.size());

@@ -382,12 +382,14 @@ TrainResult train(ChunkSource& source, Communicator& communicator, const TrainPa
   const std::size_t weight_rows =
       loss_is_per_class(p.loss) && summary.classes.size() > 2 ? summary.classes.size() : problems.size();
   // The dual solver's threads may each hold a copy of w (thread_updates.h): counted
-  // wherever its rule could pick them, before the columns it also asks are known.
+  // wherever its rule could pick them, before the solver's first pass knows the
+  // columns' skew and whether the fit shrinks (taken at their worst).
+  ReplicaProblem worst;
+  worst.epoch_nnz = source.nnz();
+  worst.n_features = summary.n_features;
+  worst.skewed_columns = true;
   const bool replicas_possible =
-      p.penalty == Penalty::L2 && !p.use_gpu && threads > 1 && p.thread_updates != ThreadUpdates::Shared &&
-      (p.thread_updates == ThreadUpdates::Replicas ||
-       (summary.n_features + 1 >= kReplicaMinWeights &&
-        source.nnz() / kReplicaNnzPerWeight / threads >= summary.n_features + 1));
+      p.penalty == Penalty::L2 && !p.use_gpu && use_replicas(p.thread_updates, threads, worst);
   check_feature_memory(summary.n_features,
                        fit_bytes_per_feature(p.penalty, weight_rows, running,
                                              replicas_possible ? static_cast<std::size_t>(threads) : 0),
