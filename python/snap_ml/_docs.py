@@ -33,8 +33,8 @@ penalty : {"l2", "l1"}, default="l2"
     random_state : int, RandomState instance or None, default=None
         Seeds the random order in which SDCA visits the samples.
     verbose : int, default=0
-        Print one line per duality-gap certificate (after every epoch; every few
-        epochs in a shrunk SVM fit): primal and dual objective, gap, time.
+        Print one line per duality-gap certificate (SDCA: after the epochs the gap's
+        rate calls for, and the last): primal and dual objective, gap, time.
     warm_start : bool, default=False
         Start from the previous fit's coefficients (same classes and features).
     use_gpu : bool, default=False
@@ -76,7 +76,8 @@ n_features_in_ : int
     training_history_ : list of dict
         One dict per binary problem (one for binary classification and regression,
         one per class in one-vs-rest) of equal-length arrays over the duality-gap
-        certificates, one after every epoch (every few epochs in a shrunk SVM fit):
+        certificates (SDCA: after the epochs the gap's rate calls for, and after the
+        last; ``"epoch"`` says which):
         ``"epoch"``, ``"time"`` (seconds since the fit began), ``"primal"``,
         ``"dual"`` and ``"gap"`` (the duality gap, primal - dual)."""
 

@@ -47,17 +47,26 @@ class ViewSource final : public ResidentSource {
   CsrView view_;
 };
 
-// Called after every epoch on the training thread (problems run one after another
-// in train(ChunkSource&, ...)), outside any parallel region: takes the GIL for a
-// moment, lets a pending Ctrl-C raise KeyboardInterrupt (the exception unwinds
-// train() and reaches Python), and prints the progress line when verbose.
+// Called between rounds (TrainParameters::on_round: after every epoch, every
+// Newton step) on a training thread, outside any parallel region: takes the GIL
+// for a moment and lets a pending Ctrl-C raise KeyboardInterrupt (the exception
+// unwinds train() and reaches Python).
+void check_interrupt(int) {
+  py::gil_scoped_acquire acquire;
+  if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+}
+
+// Called with every certificate (TrainParameters::on_epoch; the solvers without
+// rounds, penalty l1, certify after every iteration): the same check, and the
+// progress line when verbose.
 std::function<void(int, const EpochRecord&)> interruptible_progress(bool verbose) {
   return [verbose](int problem, const EpochRecord& record) {
-    py::gil_scoped_acquire acquire;
-    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
-    if (verbose)
-      py::print("problem", problem, "epoch", record.epoch, "primal", record.primal, "dual",
-                record.dual, "gap", record.gap, "seconds", record.seconds, py::arg("flush") = true);
+    check_interrupt(problem);
+    if (verbose) {
+      py::gil_scoped_acquire acquire;
+      py::print("problem", problem, "epoch", record.epoch, "primal", record.primal, "dual", record.dual, "gap",
+                record.gap, "seconds", record.seconds, py::arg("flush") = true);
+    }
   };
 }
 
@@ -127,6 +136,7 @@ py::tuple train_any(const py::object& x, const std::string& loss, const std::str
   parameters.checkpoint = checkpoint;
   parameters.checkpoint_interval = checkpoint_interval;
   parameters.on_epoch = interruptible_progress(verbose);
+  parameters.on_round = check_interrupt;
 
   // distributed: one CoCoA+ rank of MPI_COMM_WORLD holding this process's rows.
   // MPI is initialised here (on this, the main, thread) before the GIL is released.

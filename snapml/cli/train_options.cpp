@@ -182,7 +182,7 @@ TrainOptions parse_train_options(int argc, char** argv) {
                                      "or MSE and R2 (regression) on this file");
   auto* history_option = app.add_option(
       "--history", o.history_file,
-      "write a CSV row per duality-gap certificate (after every epoch; every few in a shrunk SVM fit): "
+      "write a CSV row per duality-gap certificate (after the epochs the gap's rate calls for, and the last): "
       "problem, class, epoch, seconds, primal, dual, gap, relative_gap");
   auto* checkpoint_option = app.add_option(
       "--checkpoint", p.checkpoint,

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "snapml/certificate_schedule.h"
 #include "snapml/cocoa.h"
 
 namespace snapml {
@@ -18,8 +19,6 @@ void add_local_change(const double* v, const double* w, std::size_t size, double
   change[size] += own_square;
 }
 
-double newton_tolerance_for_epoch(int epoch) { return std::max(1e-11, 1e-2 * std::pow(0.1, epoch)); }
-
 FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, int workers,
                            const SolverParameters& parameters, std::chrono::steady_clock::time_point started) {
   CocoaAggregation aggregation(workers, parameters.adaptive_sigma);
@@ -28,17 +27,21 @@ FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, in
   FitResult result;
   result.epochs = parameters.first_epoch;  // a resumed fit goes on counting
   // The certificate's pass visits every row, so it follows the epochs once they
-  // have visited as many rows as the data holds: after every epoch, except in a
-  // shrunk fit, whose epochs visit a few of the rows each (one worker only, so
+  // have visited as many rows as the data holds: after the epochs the schedule
+  // names (certificate_schedule.h), and in a shrunk fit, whose epochs visit a few
+  // of the rows each, not before they add up to every row (one worker only, so
   // every rank computes the gap in the same rounds). Stopping late costs at most
   // about one gap pass of training, never the certificate.
   std::int64_t visited_since_gap = 0;
+  double rows = static_cast<double>(backend.n_rows());
+  communicator.allreduce_sum(&rows, 1);
+  CertificateSchedule schedule(parameters.tol, rows, parameters.C, parameters.max_epochs);
 
   while (result.epochs < parameters.max_epochs) {
     const double sigma = aggregation.sigma();
     if (workers > 1) backend.begin_round();
     for (int h = 0; h < local_epochs && result.epochs < parameters.max_epochs; ++h) {
-      const std::int64_t visited = backend.epoch(result.epochs, sigma, newton_tolerance_for_epoch(result.epochs));
+      const std::int64_t visited = backend.epoch(result.epochs, sigma, schedule.newton_tolerance(result.epochs));
       result.rows_visited += visited;
       visited_since_gap += visited;
       ++result.epochs;
@@ -64,6 +67,7 @@ FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, in
         return state;
       });
 
+    if (!schedule.due(result.epochs)) continue;
     if (workers == 1 && visited_since_gap < backend.n_rows() && result.epochs < parameters.max_epochs) continue;
     visited_since_gap = 0;
     ObjectiveSums sums = backend.objective_sums(result.epochs);
@@ -74,6 +78,7 @@ FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, in
     const Objectives objectives = combine(sums, backend.squared_weight_norm());
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (record_round(result, objectives, seconds, parameters)) break;
+    schedule.record(result.epochs, objectives);
   }
   return result;
 }

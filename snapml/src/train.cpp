@@ -167,6 +167,10 @@ std::vector<Problem> make_problems(const LabelSummary& summary, const std::vecto
       problems[k].parameters.on_epoch = [on_epoch = p.on_epoch, k](const EpochRecord& record) {
         on_epoch(static_cast<int>(k), record);
       };
+    if (p.on_round)
+      problems[k].parameters.on_progress = [on_round = p.on_round, k](int, const std::function<SolverState()>&) {
+        on_round(static_cast<int>(k));
+      };
     validate(problems[k].parameters);
   }
   return problems;
@@ -274,6 +278,20 @@ void fit_problem(Problem& problem, ChunkSource& source, Communicator& communicat
   std::vector<double>().swap(problem.state.alpha);
 }
 
+// For the problems side by side: a problem's callback, unless another has failed
+// (then Cancelled ends this one); a throwing callback is a failure.
+template <typename Callback, typename... Arguments>
+void call_unless_failed(std::atomic<bool>& failed, const Callback& callback, const Arguments&... arguments) {
+  if (failed.load()) throw Cancelled{};
+  if (!callback) return;
+  try {
+    callback(arguments...);
+  } catch (...) {
+    failed = true;
+    throw;
+  }
+}
+
 // One-vs-rest problems side by side: with T threads and P problems, min(P, T)
 // workers, each taking the next problem from a shared counter and solving it with
 // max(1, T / min(P, T)) threads. Worker 0 is the calling thread, so that an
@@ -286,9 +304,16 @@ void fit_problems_in_parallel(ChunkSource& source, SolverSession& session, std::
   std::atomic<bool> failed{false};
   for (Problem& problem : problems) {
     problem.parameters.threads = threads_each;
+    // Checked with every record and between rounds (the solvers without rounds,
+    // penalty l1, certify after every iteration), so the others stop within an
+    // epoch of a failure; a callback that throws raises the flag before its
+    // exception unwinds the fit.
     problem.parameters.on_epoch = [&failed, on_epoch = problem.parameters.on_epoch](const EpochRecord& record) {
-      if (failed.load()) throw Cancelled{};
-      if (on_epoch) on_epoch(record);
+      call_unless_failed(failed, on_epoch, record);
+    };
+    problem.parameters.on_progress = [&failed, on_progress = problem.parameters.on_progress](
+                                         int epochs, const std::function<SolverState()>& snapshot) {
+      call_unless_failed(failed, on_progress, epochs, snapshot);
     };
   }
   std::vector<std::exception_ptr> failures(static_cast<std::size_t>(workers));
@@ -340,8 +365,9 @@ std::unique_ptr<TrainCheckpoint> open_checkpoint(ChunkSource& source, Communicat
       problems[k].parameters.first_epoch = saved.epochs;
       problems[k].state = saved.state;  // a warm start from alpha (or the Newton solver's weights)
     }
-    problems[k].parameters.on_progress = [raw = checkpoint.get(), k](int epochs,
-                                                                    const std::function<SolverState()>& snapshot) {
+    problems[k].parameters.on_progress = [raw = checkpoint.get(), k, on_round = problems[k].parameters.on_progress](
+                                             int epochs, const std::function<SolverState()>& snapshot) {
+      if (on_round) on_round(epochs, snapshot);
       raw->progress(k, epochs, snapshot);
     };
   }

@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
     p.threads = 1;
     p.on_epoch = [&](int, const snapml::EpochRecord& record) {
       if (world.rank() == victim && record.epoch >= epoch) {
-        std::printf("rank %d: killing itself after epoch %d\n", world.rank(), record.epoch);
+        std::printf("rank %d: killing itself at its certificate after epoch %d\n", world.rank(), record.epoch);
         std::fflush(stdout);
         std::raise(SIGKILL);
       }

@@ -295,7 +295,8 @@ def case_killed_rank(tmp):
     result = mpirun(3, A.probe, dataset("a9a"), timeout=90,
                     env={"SNAPML_PROBE_KILL_RANK": "1", "SNAPML_PROBE_KILL_EPOCH": "3"})
     text = result.stdout + result.stderr
-    check("rank 1: killing itself after epoch 3" in text, f"the probe did not reach its kill:\n{text}")
+    # The first certificate from epoch 3 on (certificate_schedule.h may skip 3).
+    check("rank 1: killing itself at its certificate after epoch" in text, f"the probe did not reach its kill:\n{text}")
     check("training ended without the kill" not in text, text)
     check(result.returncode != 0, f"mpirun exited 0 after a rank was killed\n{text}")
     check("signal 9" in text, f"mpirun should name the signal that ended rank 1:\n{text}")

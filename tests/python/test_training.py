@@ -26,7 +26,10 @@ def test_history_reports_a_shrinking_gap(data):
     model = LogisticRegression(solver="dual", tol=1e-6, max_iter=1000, random_state=0).fit(X, y)
     (history,) = model.training_history_
     assert set(history) == {"epoch", "time", "primal", "dual", "gap"}
-    assert len(history["gap"]) == model.n_iter_[0]
+    # A certificate after the epochs the gap's rate calls for, the last after the
+    # fit's last epoch (docs/algorithms.md, "When to certify").
+    assert history["epoch"][:2].tolist() == [1, 2] and np.all(np.diff(history["epoch"]) > 0)
+    assert history["epoch"][-1] == model.n_iter_[0]
     np.testing.assert_allclose(history["gap"], history["primal"] - history["dual"], rtol=1e-9, atol=1e-9)
     assert history["gap"][-1] <= 1e-6 * history["primal"][-1]
     assert np.all(np.diff(history["time"]) >= 0)
@@ -106,9 +109,11 @@ def test_ctrl_c_interrupts_a_long_fit():
     assert time.monotonic() - start < 10.0
 
 
-def test_verbose_prints_each_epoch(data, capsys):
+def test_verbose_prints_each_certificate(data, capsys):
     X, y = data
-    # SDCA: one line per epoch (the Newton solver adds one for its starting point).
+    # SDCA: one line per certificate, the last after the last epoch (the Newton
+    # solver adds one for its starting point).
     model = LogisticRegression(solver="dual", verbose=1, random_state=0).fit(X, y)
     lines = [line for line in capsys.readouterr().out.splitlines() if "epoch" in line]
-    assert len(lines) == model.n_iter_[0]
+    assert len(lines) == len(model.training_history_[0]["epoch"])
+    assert lines[-1].split()[3] == str(model.n_iter_[0])

@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "snapml/certificate_schedule.h"
 #include "snapml/chunk_source.h"
 #include "snapml/cuda/permutation.h"
 #include "snapml/losses/dispatch.h"
@@ -334,10 +335,12 @@ FitResult fit_gpu_model(const Dataset& data, const SolverParameters& parameters,
           v[static_cast<std::size_t>(chunk.x.col_indices[k])] += scale * static_cast<double>(chunk.x.values[k]);
         v.back() += scale * bias_value;
       }
+    // The solver's schedule of certificates and of the logistic Newton tolerance.
+    CertificateSchedule schedule(parameters.tol, static_cast<double>(alpha.size()), parameters.C,
+                                 parameters.max_epochs);
     while (result.epochs < parameters.max_epochs) {
-      // The solver's (LIBLINEAR's) schedule of the logistic Newton tolerance.
       if constexpr (std::is_same_v<decltype(loss), losses::LogisticLoss>)
-        loss.newton_tolerance = std::max(1e-11, 1e-2 * std::pow(0.1, result.epochs));
+        loss.newton_tolerance = schedule.newton_tolerance(result.epochs);
       const auto epoch = static_cast<std::uint64_t>(result.epochs);
       const cuda::FeistelPermutation chunk_order(chunks.size(),
                                                  cuda::permutation_key(parameters.seed, 0, epoch, kChunkOrderKey));
@@ -349,11 +352,13 @@ FitResult fit_gpu_model(const Dataset& data, const SolverParameters& parameters,
         chunk_epoch(loss, chunk, target, cost, alpha, v, bias_value, rows, options, scratch);
       }
       ++result.epochs;
+      if (!schedule.due(result.epochs)) continue;
       const ObjectiveSums sums = objective_sums(source, parameters, v.data(), n_features, alpha.data(), 2);
       const Objectives objectives = combine(sums, v.data(), static_cast<std::int64_t>(v.size()));
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       if (record_round(result, objectives, seconds, parameters)) break;
       if (!std::isfinite(objectives.dual) || !std::isfinite(objectives.primal)) break;  // diverged
+      schedule.record(result.epochs, objectives);
     }
   });
   state.weights = v;

@@ -8,9 +8,10 @@
 //     sigma' ||x_i||^2 and adds sigma' delta coefficient(y_i) x_i to v_k);
 //   w += gamma * allreduce_sum(sum_k dw_k),  dw_k = (v_k - w) / sigma';
 //   alpha = alpha_start + gamma (alpha - alpha_start) when gamma < 1;
-// then the certificate: the partial sums of sum_i C_i loss and of the dual values
-// reduced over ranks, combined with ||w||^2 (objectives.h). With K = 1, v is w itself
-// and a round is one plain SDCA epoch.
+// then, after the epochs that certificate_schedule.h names, the certificate: the
+// partial sums of sum_i C_i loss and of the dual values reduced over ranks,
+// combined with ||w||^2 (objectives.h). With K = 1, v is w itself and a round is
+// one plain SDCA epoch.
 //
 // Why once: the round is what keeps w = w(alpha) and the dual non-decreasing
 // (CoCoA+'s Lemma 3 with sigma' >= gamma rho), so the duality gap stays a
@@ -72,11 +73,6 @@ class RoundBackend {
 // For RoundBackend::local_change: adds dw = (v - w) / sigma' (`size` entries) into
 // change[0, size) and ||dw||^2 into change[size].
 void add_local_change(const double* v, const double* w, std::size_t size, double sigma, double* change);
-
-// LIBLINEAR's schedule for the logistic step's inner Newton tolerance (its
-// innereps): loose early epochs are cheap and still ascend; the certificate
-// decides when to stop.
-double newton_tolerance_for_epoch(int epoch);
 
 // Runs rounds until the duality gap meets parameters.tol or parameters.max_epochs
 // local epochs are done (counting from parameters.first_epoch); calls

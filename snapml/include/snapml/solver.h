@@ -86,9 +86,11 @@ struct SolverParameters {
   std::uint64_t max_gpu_memory = 0;
   std::uint64_t seed = 0;
   // Called with each record as it is added to FitResult::history (progress
-  // displays); empty: no call. A record follows every epoch (round), except in a
-  // shrunk fit, whose certificates come once the epochs since the last one have
-  // visited as many rows as the data holds (docs/algorithms.md).
+  // displays); empty: no call. The dual solvers certify after the epochs
+  // certificate_schedule.h names (every epoch until the gap's rate predicts more
+  // than two to go) and, in a shrunk fit, once the epochs since the last one have
+  // visited as many rows as the data holds (docs/algorithms.md); on_progress
+  // follows every round.
   std::function<void(const EpochRecord&)> on_epoch;
   // Checkpoint and resume (snapml/checkpoint.h). `first_epoch`: the local epochs
   // (Newton iterations) a resumed fit has done already; the fit's count, its

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -108,10 +110,16 @@ TEST(Train, AnyResidentSourceRunsOneVersusRestSideBySide) {
   const TrainResult sequential = train(data, p);
   p.threads = 2;
   std::mutex mutex;
+  std::condition_variable both_seen;
   std::set<std::thread::id> callers;
-  p.on_epoch = [&](int, const EpochRecord&) {
-    std::lock_guard<std::mutex> lock(mutex);
+  // The first caller waits (up to 10 s) for the other worker's first call: the
+  // problems are tiny, so otherwise one worker may finish all three before the
+  // other thread has started.
+  p.on_round = [&](int) {
+    std::unique_lock<std::mutex> lock(mutex);
     callers.insert(std::this_thread::get_id());
+    both_seen.notify_all();
+    both_seen.wait_for(lock, std::chrono::seconds(10), [&] { return callers.size() >= 2; });
   };
   InMemorySource source(data);
   LocalCommunicator local;
@@ -129,9 +137,11 @@ TEST(Train, AFailingProblemStopsTheOthersWithinAnEpoch) {
   p.threads = 2;
   std::atomic<int> epochs_after_failure{0};
   std::atomic<bool> failed{false};
-  p.on_epoch = [&](int problem, const EpochRecord& record) {
+  p.on_round = [&](int) {
     if (failed) ++epochs_after_failure;
-    if (problem == 1 && record.epoch == 3) {
+  };
+  p.on_epoch = [&](int problem, const EpochRecord& record) {
+    if (problem == 1 && record.epoch >= 3 && !failed) {
       failed = true;
       throw std::runtime_error("stop at problem 1");
     }
@@ -148,6 +158,20 @@ TEST(Train, AFailingProblemStopsTheOthersWithinAnEpoch) {
       std::runtime_error);
   // The other worker notices at its next epoch (plus possibly one in flight).
   EXPECT_LE(epochs_after_failure.load(), 2);
+}
+
+TEST(Train, OnRoundFollowsEveryEpochOfEveryProblemAndOnEpochEveryCertificate) {
+  const Dataset data = three_classes();
+  TrainParameters p = quick();
+  std::vector<int> rounds(3, 0), certificates(3, 0);
+  p.on_round = [&](int problem) { ++rounds.at(static_cast<std::size_t>(problem)); };
+  p.on_epoch = [&](int problem, const EpochRecord&) { ++certificates.at(static_cast<std::size_t>(problem)); };
+  const TrainResult result = train(data, p);
+  for (std::size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(rounds[k], result.fits[k].epochs) << k;
+    EXPECT_EQ(certificates[k], static_cast<int>(result.fits[k].history.size())) << k;
+    EXPECT_LE(certificates[k], rounds[k]) << k;
+  }
 }
 
 TEST(Train, BalancedAndPerLabelClassWeights) {

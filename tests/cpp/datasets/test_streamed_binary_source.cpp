@@ -207,8 +207,8 @@ TEST(StreamedBinarySource, MixedWindowNeedsAtMostOneAndAHalfTimesTheResidentEpoc
   const TrainResult out_of_core = train(streamed, local, p);
   ASSERT_TRUE(resident.fits[0].converged);
   ASSERT_TRUE(out_of_core.fits[0].converged);
-  const std::size_t resident_epochs = resident.fits[0].history.size();
-  const std::size_t streamed_epochs = out_of_core.fits[0].history.size();
+  const int resident_epochs = resident.fits[0].epochs;
+  const int streamed_epochs = out_of_core.fits[0].epochs;
   EXPECT_LE(2 * streamed_epochs, 3 * resident_epochs)
       << "streamed " << streamed_epochs << " epochs, resident " << resident_epochs;
   // The certificate holds whatever the order: the gap is exact.

@@ -129,11 +129,5 @@ TEST(CocoaRound, SeveralWorkersShortenARoundWhoseOverlapExceedsSigma) {
   EXPECT_EQ(backend.certified_before, (std::vector<int>{2, 4, 6}));
 }
 
-TEST(CocoaRound, NewtonToleranceFollowsLiblinearsSchedule) {
-  EXPECT_DOUBLE_EQ(newton_tolerance_for_epoch(0), 1e-2);
-  EXPECT_DOUBLE_EQ(newton_tolerance_for_epoch(3), 1e-5);
-  EXPECT_EQ(newton_tolerance_for_epoch(40), 1e-11);
-}
-
 }  // namespace
 }  // namespace snapml
