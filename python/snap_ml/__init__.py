@@ -9,11 +9,14 @@ fits on its own rows and all get one model (``distributed``, ``mpi_world``).
 See docs/python.md.
 """
 
-from . import datasets
-from ._distributed import mpi_world
-from ._estimator_checks import expected_failed_checks
-from ._model_io import load_model
-from .linear_model import (
+from ._openmp_wait import load_core
+
+load_core()  # before any module imports _core: its OpenMP threads' spin count
+from . import datasets  # noqa: E402
+from ._distributed import mpi_world  # noqa: E402
+from ._estimator_checks import expected_failed_checks  # noqa: E402
+from ._model_io import load_model  # noqa: E402
+from .linear_model import (  # noqa: E402
     LinearRegression,
     LinearSVC,
     LogisticRegression,

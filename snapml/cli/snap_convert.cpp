@@ -22,6 +22,7 @@
 #include <string>
 
 #include "cli_common.h"
+#include "openmp_wait.h"
 #include "snapml/chunk_source.h"
 #include "snapml/dataset.h"
 #include "snapml/datasets/format.h"
@@ -229,5 +230,6 @@ int snap_convert(int argc, char** argv) {
 }  // namespace snapml::cli
 
 int main(int argc, char** argv) {
+  snapml::cli::sleep_idle_openmp_threads(argv);
   return snapml::cli::run_tool("snap-convert", [&] { return snapml::cli::snap_convert(argc, argv); });
 }

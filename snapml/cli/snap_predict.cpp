@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli_common.h"
+#include "openmp_wait.h"
 #include "input_files.h"
 #include "snapml/atomic_file.h"
 #include "snapml/error.h"
@@ -137,5 +138,6 @@ int snap_predict(int argc, char** argv) {
 }  // namespace snapml::cli
 
 int main(int argc, char** argv) {
+  snapml::cli::sleep_idle_openmp_threads(argv);
   return snapml::cli::run_tool("snap-predict", [&] { return snapml::cli::snap_predict(argc, argv); });
 }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cli_common.h"
+#include "openmp_wait.h"
 #include "cross_validation.h"
 #include "input_files.h"
 #include "output_files.h"
@@ -181,5 +182,6 @@ int snap_train(int argc, char** argv) {
 }  // namespace snapml::cli
 
 int main(int argc, char** argv) {
+  snapml::cli::sleep_idle_openmp_threads(argv);
   return snapml::cli::run_tool("snap-train", [&] { return snapml::cli::snap_train(argc, argv); });
 }

@@ -35,4 +35,17 @@ int clamp_threads(int requested);
 inline constexpr std::int64_t kEpochNnzPerThread = 180000;
 int default_threads(std::int64_t epoch_nnz, int available);
 
+// How long an idle OpenMP thread spins before it sleeps: libgomp's GOMP_SPINCOUNT,
+// which the command-line tools (snapml/cli/openmp_wait.h: a restart with it set,
+// since libgomp reads it before main) and the Python package
+// (snap_ml/_openmp_wait.py, around loading _core) set when the user has set
+// neither it nor OMP_WAIT_POLICY. libgomp's default spins 300,000
+// times at every barrier: a waiting thread keeps its core while the thread it waits
+// for may be the one without a core, so on a machine shared with other work a fit
+// of many short epochs crawls (mushrooms, 20 epochs on 2 threads with the other
+// core busy: 213 ms against 8 ms passive and 6 ms on one thread;
+// docs/benchmarks/threads.md, "Waiting threads"). Issue "faster than IBM Snap ML
+// on the CPU" asks for no busy-waiting threads.
+inline constexpr const char* kOpenMPSpinCount = "1000";
+
 }  // namespace snapml
