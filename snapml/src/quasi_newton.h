@@ -70,7 +70,9 @@ struct LineStep {
 // quasi-Newton step's natural 1), kept inside the bracket of the sign changes
 // of phi' seen so far (halving it when a Newton step leaves it), until |phi'(t)|
 // <= 0.01 |phi'(0)| with Armijo's sufficient decrease phi(t) <= phi(0) + 1e-4 t
-// phi'(0), or after 20 evaluations (then the best decreasing point seen).
+// phi'(0), or after 20 evaluations (then the best decreasing point seen). Where
+// phi(t) and phi(0) differ by rounding only, the decrease is the slopes'
+// trapezoid t (phi'(0) + phi'(t)) / 2 instead (quasi_newton.cpp says why).
 LineStep minimise_along_line(const LineFunction& phi, double value0, double slope0, double start);
 
 }  // namespace snapml::detail
