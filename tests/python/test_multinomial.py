@@ -1,5 +1,5 @@
 """Multinomial (softmax) logistic regression through the core (_core.train with
-loss="multinomial", the primal Newton solver) against scikit-learn's
+loss="multinomial", the primal solver by L-BFGS) against scikit-learn's
 LogisticRegression, whose default for more than two classes it is.
 
 scikit-learn minimises mean_i s_i CE_i + ||W||^2 / (2 C sum_i s_i), the core
