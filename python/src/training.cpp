@@ -90,6 +90,7 @@ py::dict history_dict(const FitResult& fit) {
   out["gap"] = gap;
   out["n_iter"] = fit.epochs;
   out["converged"] = fit.converged;
+  out["data_passes"] = fit.data_passes;
   return out;
 }
 

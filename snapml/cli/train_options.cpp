@@ -102,8 +102,8 @@ TrainOptions parse_train_options(int argc, char** argv) {
       "types by SDCA. 4 and 13 are not available");
   auto* loss_option = app.add_option("--loss", loss_name_option,
                                      "the loss by name instead of -s; multinomial: softmax logistic regression over "
-                                     "all classes jointly (scikit-learn's default for more than two; primal Newton "
-                                     "solver, the intercepts of -B free)")
+                                     "all classes jointly (scikit-learn's default for more than two; the primal "
+                                     "solver by L-BFGS, the intercepts of -B free)")
                           ->check(CLI::IsMember(loss_names()))
                           ->excludes(type_option);
   std::string penalty_name = "l2";

@@ -32,6 +32,15 @@
 // The loss part is a NewtonObjective (tron_objective.h): the scalar losses here,
 // the multinomial loss's K weight vectors in tron_multinomial.cpp; the trust
 // region, CG and the certificate above are the same for both.
+//
+// The same solver also steps by limited-memory BFGS (PrimalMethod, solver.h;
+// quasi_newton.h), the default for the multinomial loss: on news20 at C = 1 (raw
+// counts, C max ||x||^2 = 4e5) the trust region stays at one CG step to its
+// boundary per Newton iteration and takes thousands of passes where L-BFGS takes
+// about 500 (docs/benchmarks/primal.md). Its line search reads no data (the
+// margins of w + t p are m + t X p), so an iteration is two passes, X p and the
+// gradient's X^T d; the records, the stopping rules and the ranks' sums are the
+// trust region's.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -41,7 +50,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "counted_operations.h"
 #include "omp_threads.h"
+#include "quasi_newton.h"
 #include "tron_objective.h"
 #include "snapml/error.h"
 #include "snapml/matrix_operations.h"
@@ -83,6 +94,9 @@ constexpr double kCgTolerance = 0.1;
 // is not; the mix keeps the identity's behaviour there. The trust region is
 // measured in M's norm, ||s||_M = sqrt(s^T M s), as in their Algorithm 2.
 constexpr double kPreconditionerMix = 0.01;
+// L-BFGS's memory: the (s, y) pairs kept (scipy's L-BFGS-B, under scikit-learn's
+// lbfgs, keeps 10).
+constexpr int kLbfgsPairs = 10;
 
 // The scalar primal losses (logistic, squared hinge, squared): one weight vector
 // of n_features + 1 entries, the intercept's last.
@@ -132,6 +146,27 @@ class ScalarObjective final : public detail::NewtonObjective {
       sum = detail::ordered_sum(n_rows_, threads_, [&](std::int64_t i) {
         const auto k = static_cast<std::size_t>(i);
         return costs_[k] > 0.0 ? costs_[k] * loss.loss(targets_[k], margins[k]) : 0.0;
+      });
+    });
+    return sum;
+  }
+
+  void margins(const std::vector<double>& v, std::vector<double>& out) override {
+    operations_.margins(v.data(), out.data());
+  }
+
+  detail::LineValues along_line(const std::vector<double>& m, const std::vector<double>& u, double t) override {
+    detail::LineValues sum;
+    for_loss([&](const auto& loss) {
+      sum = detail::ordered_sum(n_rows_, threads_, [&](std::int64_t i) {
+        const auto k = static_cast<std::size_t>(i);
+        detail::LineValues values;
+        if (!(costs_[k] > 0.0)) return values;
+        const double z = m[k] + t * u[k];
+        values.value = costs_[k] * loss.loss(targets_[k], z);
+        values.slope = costs_[k] * loss.primal_derivative(targets_[k], z) * u[k];
+        values.curvature = costs_[k] * loss.primal_curvature(targets_[k], z) * u[k] * u[k];
+        return values;
       });
     });
     return sum;
@@ -233,11 +268,24 @@ class TronCpuSolver final : public Solver {
   // whether the stopping rule holds.
   bool record(FitResult& result, const std::vector<double>& w, double f, const std::vector<double>& g,
               double dual_sum, double first_gradient_norm);
+  // Calls on_progress with the iterate w.
+  void progress(const FitResult& result, const std::vector<double>& w);
+  bool uses_lbfgs() const {
+    return parameters_.primal_method == PrimalMethod::Lbfgs ||
+           (parameters_.primal_method == PrimalMethod::Auto && loss_is_per_class(parameters_.loss));
+  }
+  // The iterations from w (value f, gradient g, margins) after its record: the
+  // trust-region Newton method, or L-BFGS (quasi_newton.h). Both leave the last
+  // iterate in w and its gradient() as the objective's last.
+  void trust_region(FitResult& result, std::vector<double>& w, std::vector<double>& margins, std::vector<double>& g,
+                    double f, double first_gradient_norm);
+  void lbfgs(FitResult& result, std::vector<double>& w, std::vector<double>& margins, std::vector<double>& g,
+             double f, double first_gradient_norm);
 
   SolverParameters parameters_;
   MatrixOperationsFactory make_operations_;  // the products' backend (CPU threads, GPUs)
   Communicator* communicator_ = nullptr;
-  std::unique_ptr<MatrixOperations> operations_;
+  std::unique_ptr<detail::CountedOperations> operations_;
   std::unique_ptr<detail::NewtonObjective> objective_;
   std::chrono::steady_clock::time_point started_;
   int threads_ = 1;
@@ -251,7 +299,8 @@ std::vector<double> TronCpuSolver::prepare(ChunkSource& source, Communicator& co
   std::int64_t features = source.n_features();
   communicator.allreduce_max(&features, 1);
   const auto n_features = static_cast<std::int32_t>(features);
-  operations_ = make_operations_(source, n_features, parameters_.intercept_scaling, threads_);
+  operations_ = std::make_unique<detail::CountedOperations>(
+      make_operations_(source, n_features, parameters_.intercept_scaling, threads_));
   if (loss_is_per_class(parameters_.loss))
     objective_ = detail::make_multinomial_objective(*operations_, parameters_, threads_);
   else
@@ -401,74 +450,144 @@ FitResult TronCpuSolver::fit(ChunkSource& source, Communicator& communicator, So
     first_gradient_norm = norm(g);
   }
   double f = value(w, margins);
-  double dual_sum = gradient(w, margins, g);
+  const double dual_sum = gradient(w, margins, g);
 
   FitResult result;
   result.epochs = parameters_.first_epoch;  // a resumed fit goes on counting
   if (!record(result, w, f, g, dual_sum, first_gradient_norm)) {
-    update_preconditioner();
-    // Delta_0 = ||g||_{M^-1}: the trust region's norm is M's.
-    double delta = 0.0;
-    for (std::size_t j = 0; j < width; ++j) delta += g[j] * g[j] / preconditioner_[j];
-    delta = std::sqrt(delta);
-    const double start_gradient_norm = norm(g);
-    std::vector<double> s, r, trial(width), trial_margins(margins.size());
-    // Rejected steps shrink delta at least by sigma2; this bounds their number.
-    int steps_left = 10 * parameters_.max_epochs + 100;
-    bool first_step = true;
-    while (result.epochs < parameters_.max_epochs && steps_left-- > 0) {
-      const double forcing = std::min(kCgTolerance, std::sqrt(norm(g) / start_gradient_norm));
-      conjugate_gradients(delta, forcing, g, s, r);
-      for (std::size_t j = 0; j < width; ++j) trial[j] = w[j] + s[j];
-      const double gs = dot(g, s);
-      const double predicted = -0.5 * (gs - dot(s, r));  // -(g.s + 0.5 s.H s)
-      const double f_trial = value(trial, trial_margins);
-      const double actual = f - f_trial;
-      double s_norm = 0.0;  // ||s||_M
-      for (std::size_t j = 0; j < width; ++j) s_norm += s[j] * preconditioner_[j] * s[j];
-      s_norm = std::sqrt(s_norm);
-      if (first_step) delta = std::min(delta, s_norm);  // Algorithm 1: Delta_0 no larger than the first step
-      first_step = false;
-      // The step length that minimises the quadratic through f, g.s and f_trial.
-      const double curvature_gap = f_trial - f - gs;
-      const double alpha = curvature_gap <= 0.0 ? kSigma3 : std::max(kSigma1, -0.5 * (gs / curvature_gap));
-      if (actual < kEta0 * predicted)
-        delta = std::min(std::max(alpha, kSigma1) * s_norm, kSigma2 * delta);
-      else if (actual < kEta1 * predicted)
-        delta = std::max(kSigma1 * delta, std::min(alpha * s_norm, kSigma2 * delta));
-      else if (actual < kEta2 * predicted)
-        delta = std::max(kSigma1 * delta, std::min(alpha * s_norm, kSigma3 * delta));
-      else
-        delta = std::max(delta, std::min(alpha * s_norm, kSigma3 * delta));
-
-      if (actual > kEta0 * predicted) {
-        w.swap(trial);
-        margins.swap(trial_margins);
-        f = f_trial;
-        dual_sum = gradient(w, margins, g);
-        ++result.epochs;
-        if (record(result, w, f, g, dual_sum, first_gradient_norm)) break;
-        // The weights are the whole iterate: a resumed fit starts from them.
-        if (parameters_.on_progress)
-          parameters_.on_progress(result.epochs, [&w] {
-            SolverState state;
-            state.weights = w;
-            return state;
-          });
-        update_preconditioner();
-      }
-      // No further progress is representable: the trust region has shrunk to
-      // nothing. (LIBLINEAR also stops when both reductions fall below 1e-12 |f|;
-      // that would end a fit whose tolerance asks for more before the gradient
-      // rule or the gap could meet it.)
-      if (!(std::fabs(actual) > 0.0) && !(predicted > 0.0)) break;
-    }
+    if (uses_lbfgs())
+      lbfgs(result, w, margins, g, f, first_gradient_norm);
+    else
+      trust_region(result, w, margins, g, f, first_gradient_norm);
   }
   objective_->finish(w, state);
+  result.data_passes = operations_->passes();
   objective_.reset();
   operations_.reset();
   communicator_ = nullptr;
   return result;
+}
+
+void TronCpuSolver::progress(const FitResult& result, const std::vector<double>& w) {
+  // The weights are the whole iterate: a resumed fit starts from them.
+  if (parameters_.on_progress)
+    parameters_.on_progress(result.epochs, [&w] {
+      SolverState state;
+      state.weights = w;
+      return state;
+    });
+}
+
+void TronCpuSolver::trust_region(FitResult& result, std::vector<double>& w, std::vector<double>& margins,
+                                 std::vector<double>& g, double f, double first_gradient_norm) {
+  const std::size_t width = w.size();
+  double dual_sum = 0.0;
+  update_preconditioner();
+  // Delta_0 = ||g||_{M^-1}: the trust region's norm is M's.
+  double delta = 0.0;
+  for (std::size_t j = 0; j < width; ++j) delta += g[j] * g[j] / preconditioner_[j];
+  delta = std::sqrt(delta);
+  const double start_gradient_norm = norm(g);
+  std::vector<double> s, r, trial(width), trial_margins(margins.size());
+  // Rejected steps shrink delta at least by sigma2; this bounds their number.
+  int steps_left = 10 * parameters_.max_epochs + 100;
+  bool first_step = true;
+  while (result.epochs < parameters_.max_epochs && steps_left-- > 0) {
+    const double forcing = std::min(kCgTolerance, std::sqrt(norm(g) / start_gradient_norm));
+    conjugate_gradients(delta, forcing, g, s, r);
+    for (std::size_t j = 0; j < width; ++j) trial[j] = w[j] + s[j];
+    const double gs = dot(g, s);
+    const double predicted = -0.5 * (gs - dot(s, r));  // -(g.s + 0.5 s.H s)
+    const double f_trial = value(trial, trial_margins);
+    const double actual = f - f_trial;
+    double s_norm = 0.0;  // ||s||_M
+    for (std::size_t j = 0; j < width; ++j) s_norm += s[j] * preconditioner_[j] * s[j];
+    s_norm = std::sqrt(s_norm);
+    if (first_step) delta = std::min(delta, s_norm);  // Algorithm 1: Delta_0 no larger than the first step
+    first_step = false;
+    // The step length that minimises the quadratic through f, g.s and f_trial.
+    const double curvature_gap = f_trial - f - gs;
+    const double alpha = curvature_gap <= 0.0 ? kSigma3 : std::max(kSigma1, -0.5 * (gs / curvature_gap));
+    if (actual < kEta0 * predicted)
+      delta = std::min(std::max(alpha, kSigma1) * s_norm, kSigma2 * delta);
+    else if (actual < kEta1 * predicted)
+      delta = std::max(kSigma1 * delta, std::min(alpha * s_norm, kSigma2 * delta));
+    else if (actual < kEta2 * predicted)
+      delta = std::max(kSigma1 * delta, std::min(alpha * s_norm, kSigma3 * delta));
+    else
+      delta = std::max(delta, std::min(alpha * s_norm, kSigma3 * delta));
+
+    if (actual > kEta0 * predicted) {
+      w.swap(trial);
+      margins.swap(trial_margins);
+      f = f_trial;
+      dual_sum = gradient(w, margins, g);
+      ++result.epochs;
+      if (record(result, w, f, g, dual_sum, first_gradient_norm)) break;
+      progress(result, w);
+      update_preconditioner();
+    }
+    // No further progress is representable: the trust region has shrunk to
+    // nothing. (LIBLINEAR also stops when both reductions fall below 1e-12 |f|;
+    // that would end a fit whose tolerance asks for more before the gradient
+    // rule or the gap could meet it.)
+    if (!(std::fabs(actual) > 0.0) && !(predicted > 0.0)) break;
+  }
+}
+
+void TronCpuSolver::lbfgs(FitResult& result, std::vector<double>& w, std::vector<double>& margins,
+                          std::vector<double>& g, double f, double first_gradient_norm) {
+  const std::size_t width = w.size();
+  detail::LbfgsMemory memory(width, kLbfgsPairs, threads_);
+  std::vector<double> p, u(margins.size()), y(width), step(width);
+  while (result.epochs < parameters_.max_epochs) {
+    memory.direction(g, p);
+    double slope = memory.dot(g, p);
+    if (!(slope < 0.0)) {  // rounding spoilt the approximation: start it again from -g
+      memory.forget();
+      memory.direction(g, p);
+      slope = memory.dot(g, p);
+      if (!(slope < 0.0)) break;
+    }
+    objective_->margins(p, u);  // the one pass of the line search
+    // The penalty 0.5 sum_j r_j (w_j + t p_j)^2 along the line: a quadratic in t,
+    // its value and derivatives at t = 0.
+    const detail::LineValues penalty =
+        detail::ordered_sum(static_cast<std::int64_t>(width), threads_, [&](std::int64_t index) {
+          const auto j = static_cast<std::size_t>(index);
+          return detail::LineValues{0.5 * regulariser_[j] * w[j] * w[j], regulariser_[j] * w[j] * p[j],
+                                    regulariser_[j] * p[j] * p[j]};
+        });
+    const detail::LineFunction phi = [&](double t) {
+      detail::LineValues line = objective_->along_line(margins, u, t);
+      communicator_->allreduce_sum(&line.value, 3);
+      line.value += penalty.value + t * (penalty.slope + 0.5 * t * penalty.curvature);
+      line.slope += penalty.slope + t * penalty.curvature;
+      line.curvature += penalty.curvature;
+      return line;
+    };
+    // The first direction is -g, of no natural length: its line starts at 0.
+    const detail::LineStep found = detail::minimise_along_line(phi, f, slope, memory.empty() ? 0.0 : 1.0);
+    if (!(found.t > 0.0)) break;  // no decrease is representable
+    const auto entries = static_cast<std::int64_t>(width);
+SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
+    for (std::int64_t j = 0; j < entries; ++j) {
+      step[j] = found.t * p[j];
+      w[j] += step[j];
+    }
+    const auto rows = static_cast<std::int64_t>(margins.size());
+SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
+    for (std::int64_t i = 0; i < rows; ++i) margins[i] += found.t * u[i];
+    f = found.value;
+    y.swap(g);
+    const double dual_sum = gradient(w, margins, g);
+SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
+    for (std::int64_t j = 0; j < entries; ++j) y[j] = g[j] - y[j];
+    memory.remember(step, y);
+    ++result.epochs;
+    if (record(result, w, f, g, dual_sum, first_gradient_norm)) break;
+    progress(result, w);
+  }
 }
 
 }  // namespace

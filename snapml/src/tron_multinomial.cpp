@@ -85,6 +85,38 @@ class MultinomialObjective final : public NewtonObjective {
     });
   }
 
+  void margins(const std::vector<double>& v, std::vector<double>& out) override {
+    operations_.margins_block(v.data(), classes_, out.data());
+  }
+
+  LineValues along_line(const std::vector<double>& m, const std::vector<double>& u, double t) override {
+    // With z = m_i + t u_i and p = softmax(z): the row's loss is C_i (lse(z) -
+    // z_y), its slope C_i (p.u - u_y), its curvature C_i (p.u^2 - (p.u)^2).
+    return ordered_sum(n_rows_, threads_, [&](std::int64_t i) {
+      const auto row = static_cast<std::size_t>(i);
+      LineValues values;
+      if (!(costs_[row] > 0.0)) return values;
+      const double* mi = m.data() + row * K();
+      const double* ui = u.data() + row * K();
+      double top = mi[0] + t * ui[0];
+      for (int k = 1; k < classes_; ++k) top = std::max(top, mi[k] + t * ui[k]);
+      double sum = 0.0, pu = 0.0, puu = 0.0;
+      for (int k = 0; k < classes_; ++k) {
+        const double e = std::exp(mi[k] + t * ui[k] - top);
+        sum += e;
+        pu += e * ui[k];
+        puu += e * ui[k] * ui[k];
+      }
+      pu /= sum;
+      puu /= sum;
+      const auto y = static_cast<std::size_t>(labels_[row]);
+      values.value = costs_[row] * (top + std::log(sum) - (mi[y] + t * ui[y]));
+      values.slope = costs_[row] * (pu - ui[y]);
+      values.curvature = costs_[row] * std::max(0.0, puu - pu * pu);
+      return values;
+    });
+  }
+
   double gradient(const std::vector<double>& margins, double* g) override {
     const double dual_sum = ordered_sum(n_rows_, threads_, [&](std::int64_t i) {
       const auto row = static_cast<std::size_t>(i);

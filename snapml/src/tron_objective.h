@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "omp_threads.h"
@@ -18,6 +19,20 @@
 #include "snapml/solver.h"
 
 namespace snapml::detail {
+
+// The loss part along the line m + t u of margins (the quasi-Newton line search,
+// quasi_newton.h): its value and first two derivatives in t.
+struct LineValues {
+  double value = 0.0;
+  double slope = 0.0;
+  double curvature = 0.0;
+  LineValues& operator+=(const LineValues& other) {
+    value += other.value;
+    slope += other.slope;
+    curvature += other.curvature;
+    return *this;
+  }
+};
 
 class NewtonObjective {
  public:
@@ -33,6 +48,12 @@ class NewtonObjective {
   virtual std::vector<double> start(SolverState& state, Communicator& communicator) = 0;
   // sum_i C_i loss_i at w over this rank's rows; writes w's margins.
   virtual double loss_sum(const std::vector<double>& w, std::vector<double>& margins) = 0;
+  // The margins of v alone (one pass; the intercepts' included). Margins are
+  // linear in the weights: those of w + t v are m(w) + t m(v).
+  virtual void margins(const std::vector<double>& v, std::vector<double>& out) = 0;
+  // sum_i C_i loss_i at the margins m + t u over this rank's rows, with its
+  // derivatives in t: no pass over the data.
+  virtual LineValues along_line(const std::vector<double>& m, const std::vector<double>& u, double t) = 0;
   // This rank's share of the loss's gradient into g (width() entries) from w's
   // margins; keeps the curvatures for the products below and returns this rank's
   // sum of the paired dual point's dual values.
@@ -51,20 +72,21 @@ std::unique_ptr<NewtonObjective> make_multinomial_objective(MatrixOperations& op
                                                            const SolverParameters& parameters, int threads);
 
 // Sum over i < n of term(i), in blocks of rows whose sums are added in order: the
-// same bits for any thread count.
-template <typename Term>
-double ordered_sum(std::int64_t n, int threads, const Term& term) {
+// same bits for any thread count. The terms are doubles, or any value type with
+// += (LineValues).
+template <typename Term, typename Value = std::decay_t<std::invoke_result_t<const Term&, std::int64_t>>>
+Value ordered_sum(std::int64_t n, int threads, const Term& term) {
   const std::int64_t blocks = row_blocks(n);
-  std::vector<double> sums(static_cast<std::size_t>(blocks), 0.0);
+  std::vector<Value> sums(static_cast<std::size_t>(blocks), Value{});
 SNAPML_OMP(parallel for num_threads(threads) schedule(static))
   for (std::int64_t block = 0; block < blocks; ++block) {
-    double sum = 0.0;
+    Value sum{};
     const std::int64_t end = std::min(n, (block + 1) * kRowBlock);
     for (std::int64_t i = block * kRowBlock; i < end; ++i) sum += term(i);
     sums[static_cast<std::size_t>(block)] = sum;
   }
-  double total = 0.0;
-  for (double s : sums) total += s;
+  Value total{};
+  for (const Value& s : sums) total += s;
   return total;
 }
 

@@ -37,6 +37,13 @@ enum class SolverChoice { Dual, Primal, Auto, CoordinateDescent };
 const char* solver_choice_name(SolverChoice choice);
 SolverChoice solver_choice_from_name(const std::string& name);
 
+// How the primal solver (snapml/src/tron.cpp) steps: the trust-region Newton
+// method, or limited-memory BFGS with a line search that costs no pass over the
+// data (snapml/src/quasi_newton.h). Auto: L-BFGS for the multinomial loss, whose
+// Newton iterations the trust region keeps short at raw-count scale, the trust
+// region for the others (docs/algorithms.md, "Multinomial").
+enum class PrimalMethod { Auto, TrustRegion, Lbfgs };
+
 struct SolverParameters {
   LossKind loss = LossKind::Logistic;
   // L2: 0.5 ||w||^2; None: no regulariser (primal solver only; docs/algorithms.md).
@@ -46,6 +53,7 @@ struct SolverParameters {
   // glmnet_supports (newGLMNET).
   double l1_ratio = 1.0;
   SolverChoice solver = SolverChoice::Dual;
+  PrimalMethod primal_method = PrimalMethod::Auto;  // the primal solver only
   // Whether the intercept's weight is in the penalty (LIBLINEAR's -B, and the
   // dual solvers' only option) or free (scikit-learn's default; primal solver only).
   bool penalise_intercept = true;
@@ -127,6 +135,10 @@ struct FitResult {
   // The CPU SDCA solver with several threads: the replicas of w they stepped on
   // (one per thread; snapml/thread_updates.h), 0 when they shared one w.
   int replicas = 0;
+  // The primal solver: passes over this rank's rows its products made (a
+  // gradient is two, X w and X^T d; snapml/src/counted_operations.h); 0 from the
+  // others.
+  std::int64_t data_passes = 0;
   std::vector<EpochRecord> history;
 };
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "references.h"
@@ -55,6 +56,33 @@ inline Dataset random_problem(const RandomProblemOptions& o) {
     if (o.sample_weights) chunk.weights.push_back(static_cast<float>(0.25 + 2.0 * uniform(random)));
   }
   return Dataset(std::move(chunks), o.features);
+}
+
+// random_problem's regression targets cut into three classes 0, 1, 2 at the
+// terciles of a planted score, with sample weights (the multinomial tests).
+inline Dataset three_classes(std::uint64_t seed = 11) {
+  RandomProblemOptions o;
+  o.regression = true;
+  o.sample_weights = true;
+  o.seed = seed;
+  const Dataset data = random_problem(o);
+  std::vector<CsrChunk> chunks;
+  for (std::size_t c = 0; c < data.n_chunks(); ++c) {
+    CsrChunk chunk = data.chunk(c);
+    for (double& label : chunk.labels) label = label < -1.0 ? 0.0 : (label < 1.0 ? 1.0 : 2.0);
+    chunks.push_back(std::move(chunk));
+  }
+  return Dataset(std::move(chunks), data.n_features());
+}
+
+// The chunks of `data` dealt to `ranks` ranks in turn (chunk c to rank c % ranks).
+inline std::vector<Dataset> rank_shares(const Dataset& data, int ranks) {
+  std::vector<std::vector<CsrChunk>> shares(static_cast<std::size_t>(ranks));
+  for (std::size_t c = 0; c < data.n_chunks(); ++c)
+    shares[c % static_cast<std::size_t>(ranks)].push_back(data.chunk(c));
+  std::vector<Dataset> parts;
+  for (auto& share : shares) parts.emplace_back(std::move(share), data.n_features());
+  return parts;
 }
 
 // Dense rows with a trailing constant column `bias` (0: none).

@@ -23,23 +23,6 @@ using namespace snapml::testing;
 
 constexpr int kClasses = 3;
 
-// random_problem's regression targets cut into three classes 0, 1, 2 at the
-// terciles of a planted score, with sample weights.
-Dataset three_classes(std::uint64_t seed = 11) {
-  RandomProblemOptions o;
-  o.regression = true;
-  o.sample_weights = true;
-  o.seed = seed;
-  const Dataset data = random_problem(o);
-  std::vector<CsrChunk> chunks;
-  for (std::size_t c = 0; c < data.n_chunks(); ++c) {
-    CsrChunk chunk = data.chunk(c);
-    for (double& label : chunk.labels) label = label < -1.0 ? 0.0 : (label < 1.0 ? 1.0 : 2.0);
-    chunks.push_back(std::move(chunk));
-  }
-  return Dataset(std::move(chunks), data.n_features());
-}
-
 SolverParameters multinomial(bool penalise_intercept) {
   SolverParameters p;
   p.loss = LossKind::Multinomial;
@@ -190,26 +173,28 @@ TEST(TronMultinomial, RanksTakeTheSingleProcessIterates) {
   const Dataset data = three_classes();
   SolverParameters p = multinomial(false);
   p.tol = 1e-8;  // above the rounding floor, where the ranks' last test could go either way
-  const Fit single = fit_once(*make_tron_cpu_solver(p), data);
-  for (int ranks : {2, 3}) {
-    std::vector<std::vector<CsrChunk>> shares(static_cast<std::size_t>(ranks));
-    for (std::size_t c = 0; c < data.n_chunks(); ++c) shares[c % static_cast<std::size_t>(ranks)].push_back(data.chunk(c));
-    std::vector<Dataset> parts;
-    for (auto& share : shares) parts.emplace_back(std::move(share), data.n_features());
-    std::vector<FitResult> results(static_cast<std::size_t>(ranks));
-    std::vector<SolverState> states(static_cast<std::size_t>(ranks));
-    run_ranks(ranks, [&](Communicator& communicator) {
-      const auto rank = static_cast<std::size_t>(communicator.rank());
-      InMemorySource source(parts[rank]);
-      results[rank] = make_tron_cpu_solver(p)->fit(source, communicator, states[rank]);
-    });
-    for (std::size_t rank = 0; rank < results.size(); ++rank) {
-      ASSERT_EQ(results[rank].history.size(), single.result.history.size()) << ranks << " ranks";
-      for (std::size_t k = 0; k < single.result.history.size(); ++k)
-        EXPECT_NEAR(results[rank].history[k].primal, single.result.history[k].primal,
-                    1e-10 * single.result.history[k].primal);
-      EXPECT_LT((as_vector(states[rank].weights) - as_vector(single.state.weights)).norm(),
-                1e-8 * (1.0 + as_vector(single.state.weights).norm()));
+  // L-BFGS (the default for this loss) and the trust-region method.
+  for (PrimalMethod method : {PrimalMethod::Auto, PrimalMethod::TrustRegion}) {
+    p.primal_method = method;
+    const Fit single = fit_once(*make_tron_cpu_solver(p), data);
+    for (int ranks : {2, 3}) {
+      const std::vector<Dataset> parts = rank_shares(data, ranks);
+      std::vector<FitResult> results(static_cast<std::size_t>(ranks));
+      std::vector<SolverState> states(static_cast<std::size_t>(ranks));
+      run_ranks(ranks, [&](Communicator& communicator) {
+        const auto rank = static_cast<std::size_t>(communicator.rank());
+        InMemorySource source(parts[rank]);
+        results[rank] = make_tron_cpu_solver(p)->fit(source, communicator, states[rank]);
+      });
+      for (std::size_t rank = 0; rank < results.size(); ++rank) {
+        ASSERT_EQ(results[rank].history.size(), single.result.history.size()) << ranks << " ranks, method "
+                                                                               << static_cast<int>(method);
+        for (std::size_t k = 0; k < single.result.history.size(); ++k)
+          EXPECT_NEAR(results[rank].history[k].primal, single.result.history[k].primal,
+                      1e-10 * single.result.history[k].primal);
+        EXPECT_LT((as_vector(states[rank].weights) - as_vector(single.state.weights)).norm(),
+                  1e-8 * (1.0 + as_vector(single.state.weights).norm()));
+      }
     }
   }
 }
