@@ -17,14 +17,12 @@ Markdown table.
 import argparse
 import os
 import pathlib
-import time
-import warnings
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 
 import snap_ml
+from python_bench import best_fit  # bench/, beside this script
 from snap_ml.datasets import load_svmlight_file
 
 DATA = pathlib.Path(os.environ.get("SNAPML_DATA_DIR", pathlib.Path(__file__).resolve().parents[2] / "shared" /
@@ -35,18 +33,6 @@ def objective(model, X, y, C):
     w, b = model.coef_.ravel(), float(model.intercept_[0])
     signs = np.where(y == model.classes_[1], 1.0, -1.0)
     return 0.5 * w @ w + C * float(np.logaddexp(0.0, -signs * (X @ w + b)).sum())
-
-
-def best_fit(make, X, y, repeats):
-    best = float("inf")
-    for _ in range(repeats):
-        model = make()
-        start = time.perf_counter()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            model.fit(X, y)
-        best = min(best, time.perf_counter() - start)
-    return best, model
 
 
 def main():

@@ -47,13 +47,18 @@ class ViewSource final : public ResidentSource {
   CsrView view_;
 };
 
+// Lets a pending Ctrl-C raise KeyboardInterrupt (the exception unwinds train() and
+// reaches Python); with the GIL held.
+void throw_if_interrupted() {
+  if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+}
+
 // Called between rounds (TrainParameters::on_round: after every epoch, every
 // Newton step) on a training thread, outside any parallel region: takes the GIL
-// for a moment and lets a pending Ctrl-C raise KeyboardInterrupt (the exception
-// unwinds train() and reaches Python).
+// for a moment to check for Ctrl-C.
 void check_interrupt(int) {
   py::gil_scoped_acquire acquire;
-  if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+  throw_if_interrupted();
 }
 
 // Called with every certificate (TrainParameters::on_epoch; the solvers without
@@ -61,12 +66,11 @@ void check_interrupt(int) {
 // progress line when verbose.
 std::function<void(int, const EpochRecord&)> interruptible_progress(bool verbose) {
   return [verbose](int problem, const EpochRecord& record) {
-    check_interrupt(problem);
-    if (verbose) {
-      py::gil_scoped_acquire acquire;
+    py::gil_scoped_acquire acquire;
+    throw_if_interrupted();
+    if (verbose)
       py::print("problem", problem, "epoch", record.epoch, "primal", record.primal, "dual", record.dual, "gap",
                 record.gap, "seconds", record.seconds, py::arg("flush") = true);
-    }
   };
 }
 

@@ -542,49 +542,6 @@ def case_find_C(data_dir, scratch):
     expect_exit(snap("train", "-C", heart, os.path.join(scratch, "m")), 1, "-C cross-validates")
 
 
-def case_gpu(data_dir, scratch):
-    heart = dataset(data_dir, "heart_scale")
-    model = os.path.join(scratch, "m")
-    result = snap("train", "--gpu", "-n", "1", heart, model)
-    has_gpu = shutil.which("nvidia-smi") and run("nvidia-smi", "-L").returncode == 0
-    if result.returncode == 0:
-        check(has_gpu, "--gpu succeeded on a machine without a visible GPU: a silent CPU run")
-    else:
-        check(result.returncode == 1, f"--gpu failed with exit {result.returncode}: {result.stderr}")
-        check(re.search(r"CUDA|GPU", result.stderr), f"unclear --gpu error: {result.stderr!r}")
-        check(not os.path.exists(model), "a failed --gpu run saved a model")
-    expect_exit(snap("train", "--devices", "0", heart, model), 1, "--gpu")
-    # A GPU memory budget the data fits trains as --gpu alone does (or fails as it
-    # does, without a GPU); one too small even to stream it is refused (exit 1).
-    budget_model = os.path.join(scratch, "budget.model")
-    fits = snap("train", "--gpu", "--max-gpu-memory", "1G", "-n", "1", heart, budget_model)
-    check(fits.returncode == result.returncode, f"--max-gpu-memory 1G: exit {fits.returncode}: {fits.stderr}")
-    tiny = snap("train", "--gpu", "--max-gpu-memory", "1k", heart, os.path.join(scratch, "tiny.model"))
-    check(tiny.returncode == 1, f"--max-gpu-memory 1k: exit {tiny.returncode}")
-    if result.returncode == 0:
-        check("too small to stream" in tiny.stderr and "snap-convert --chunk-rows" in tiny.stderr,
-              f"unclear --max-gpu-memory error: {tiny.stderr!r}")
-
-
-def case_gpu_plugin(data_dir, scratch):
-    """The CPU tools do not link the CUDA libraries: the GPU backend is a plugin
-    loaded on the first GPU request (snapml/gpu_backend.h), and a missing plugin
-    is an error naming where it was looked for."""
-    for tool in ("train", "predict", "convert"):
-        libraries = run("ldd", TOOLS[tool]).stdout
-        for cuda in ("libcudart", "libcublas", "libcusparse"):
-            check(cuda not in libraries, f"snap-{tool} links {cuda}: {libraries}")
-    heart = dataset(data_dir, "heart_scale")
-    model = os.path.join(scratch, "m")
-    missing = "/no/such/dir/libsnapml_gpu.so"
-    result = subprocess.run([TOOLS["train"], "--gpu", heart, model], capture_output=True, text=True, timeout=300,
-                            env={**os.environ, "SNAPML_GPU_BACKEND": missing})
-    check(result.returncode == 1, f"--gpu without its plugin: exit {result.returncode}: {result.stderr}")
-    check(missing in result.stderr or "no CUDA backend" in result.stderr,
-          f"--gpu without its plugin does not say where it looked: {result.stderr!r}")
-    check(not os.path.exists(model), "a failed --gpu run saved a model")
-
-
 # ---- pipes and FIFOs --------------------------------------------------------
 
 def through_pipe(tool, source, *args):
@@ -710,24 +667,26 @@ def case_bad_usage(data_dir, scratch):
     expect_exit(snap("predict", "--help"), 0, "Usage:", "-b", stream="stdout")
 
 
-CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
+def cases_in(namespace):
+    """A script's test cases: its case_NAME functions by NAME."""
+    return {name[len("case_"):]: fn for name, fn in namespace.items() if name.startswith("case_")}
 
 
-def main():
+def main(cases):
     parser = argparse.ArgumentParser()
     parser.add_argument("--train", required=True)
     parser.add_argument("--predict", required=True)
     parser.add_argument("--convert", required=True)
     parser.add_argument("--data-dir", required=True)
-    parser.add_argument("case", choices=sorted(CASES))
+    parser.add_argument("case", choices=sorted(cases))
     args = parser.parse_args()
     TOOLS.update(train=os.path.abspath(args.train), predict=os.path.abspath(args.predict),
                  convert=os.path.abspath(args.convert))
     data_dir = os.environ.get("SNAPML_DATA_DIR") or args.data_dir
     with tempfile.TemporaryDirectory(prefix="snap-train-test-") as scratch:
-        CASES[args.case](data_dir, scratch)
+        cases[args.case](data_dir, scratch)
     print(f"{args.case}: ok")
 
 
 if __name__ == "__main__":
-    main()
+    main(cases_in(globals()))
