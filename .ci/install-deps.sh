@@ -6,7 +6,7 @@ set -euo pipefail
 debian_packages=(
   cmake g++ make pkg-config python3-dev
   zlib1g-dev libxxhash-dev libfast-float-dev libcli11-dev   # parsing, checksums, CLI
-  libeigen3-dev libgtest-dev                                 # references, tests
+  libeigen3-dev libgtest-dev                                 # the Cholesky step, references, tests
   libopenmpi-dev openmpi-bin                                 # distributed driver
   pybind11-dev                                               # Python extension
   liblinear-tools                                            # reference peer in tests

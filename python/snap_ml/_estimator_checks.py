@@ -10,8 +10,9 @@ for snap_ml, shipped with the package:
 
 Every estimator trained by the Newton solver or coordinate descent (the defaults
 of ``LogisticRegression``, ``LinearSVC``, ``LinearRegression`` and ``Ridge``) passes
-every check, and so does ``LogisticRegressionCV()``; with ``multi_class="ovr"`` it
-fails the two sample-weight checks by its refit's tolerance (below). Dual coordinate ascent (SDCA: ``SupportVectorMachine``, the hinge loss,
+every check, and so does ``LogisticRegressionCV()``, multinomial or one-vs-rest (its
+refits by the Newton solver's Cholesky steps land within rounding of the optimum on
+weighted and on repeated rows alike). Dual coordinate ascent (SDCA: ``SupportVectorMachine``, the hinge loss,
 ``solver="dual"``, ``dual=True``) visits rows in a random order, so a fit on
 repeated rows and one on integer weights stop at different points within the
 duality-gap certificate, which bounds the coefficients' error by sqrt(2 tol P(w)),
@@ -30,21 +31,8 @@ _SDCA_FAILURES = {
 }
 
 
-_CV_REASON = (
-    "the check's cv splits add two unweighted groups; the refit at the chosen C on those "
-    "45 rows stops within tol=1e-4 of the optimum, and weighted and repeated refits "
-    "differ there by about 2e-7 relative (tol=1e-8 passes)"
-)
-
-
 def expected_failed_checks(estimator):
     """{check name: reason} of the scikit-learn checks ``estimator`` fails as configured."""
-    from ._logistic_cv import LogisticRegressionCV
-
-    # The check's 3 classes train the multinomial model by default, whose refit
-    # passes; one-vs-rest's stops within tol of the optimum (_CV_REASON).
-    if isinstance(estimator, LogisticRegressionCV) and estimator.tol > 1e-8 and not estimator._trains_multinomial():
-        return {name: _CV_REASON for name in _SDCA_FAILURES}
     problem = estimator._problem(False)
     if problem["penalty"] == "l2" and problem["solver"] != "primal":
         return dict(_SDCA_FAILURES)

@@ -4,6 +4,7 @@
 // function and gradient evaluations (one pass for X w, one for X^T d).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <utility>
@@ -38,6 +39,13 @@ class CountedOperations final : public MatrixOperations {
     ++passes_;
     inner_->hessian_diagonal(curvature, out);
   }
+  void hessian_matrix(const double* curvature, double* out) override {
+    // The column-by-column default makes a pass per weight.
+    passes_ += std::isfinite(inner_->hessian_matrix_pairs()) ? 1 : static_cast<std::int64_t>(n_weights());
+    inner_->hessian_matrix(curvature, out);
+  }
+  double hessian_matrix_pairs() const override { return inner_->hessian_matrix_pairs(); }
+  double row_entries() const override { return inner_->row_entries(); }
   void margins_block(const double* w, int columns, double* out) override {
     ++passes_;
     inner_->margins_block(w, columns, out);

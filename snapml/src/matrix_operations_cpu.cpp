@@ -1,5 +1,6 @@
 // The CPU backend of the matrix-operations seam (snapml/matrix_operations.h).
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -39,14 +40,21 @@ class CpuMatrixOperations final : public MatrixOperations {
 
   void rows(double* labels, double* sample_weights) override {
     std::int64_t offset = 0;
+    pairs_ = entries_ = 0.0;
     for_each_chunk([&](const CsrView& x) {
       for (std::int64_t row = 0; row < x.n_rows; ++row) {
         labels[offset + row] = x.labels[row];
         sample_weights[offset + row] = x.weight(row);
+        const auto entries = static_cast<double>(x.row_end(row) - x.row_begin(row) + 1);  // the bias's too
+        pairs_ += 0.5 * entries * (entries + 1.0);
+        entries_ += entries;
       }
       offset += x.n_rows;
     });
   }
+
+  double hessian_matrix_pairs() const override { return pairs_; }
+  double row_entries() const override { return entries_; }
 
   void margins(const double* w, double* out) override { margins_block(w, 1, out); }
 
@@ -91,6 +99,39 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
 
   void hessian_diagonal(const double* curvature, double* out) override { hessian_diagonal_block(curvature, 1, out); }
 
+  void hessian_matrix(const double* curvature, double* out) override {
+    const std::size_t width = n_weights();
+    const auto bias = static_cast<std::size_t>(n_features_);
+    std::int64_t offset = 0;
+    sum_over_threads(out, width * (width + 1) / 2, [&](double* target, const CsrView& x, std::int64_t begin,
+                                                      std::int64_t end) {
+      for (std::int64_t row = begin; row < end; ++row) {
+        const double c = curvature[offset + row];
+        if (c == 0.0) continue;
+        const std::int64_t first = x.row_begin(row), last = x.row_end(row);
+        for (std::int64_t p = first; p < last; ++p) {
+          const auto a = static_cast<std::size_t>(x.col_indices[p]);
+          const double scaled = c * static_cast<double>(x.values[p]);
+          // Pairs (p, q) with q < p once each; a column repeated within the row
+          // lands on the diagonal from both orders, so it counts twice there.
+          for (std::int64_t q = first; q < p; ++q) {
+            const auto b = static_cast<std::size_t>(x.col_indices[q]);
+            const double product = scaled * static_cast<double>(x.values[q]);
+            if (a > b)
+              target[a * (a + 1) / 2 + b] += product;
+            else if (a < b)
+              target[b * (b + 1) / 2 + a] += product;
+            else
+              target[a * (a + 1) / 2 + a] += 2.0 * product;
+          }
+          target[a * (a + 1) / 2 + a] += scaled * static_cast<double>(x.values[p]);
+          target[bias * (bias + 1) / 2 + a] += scaled * bias_value_;  // the bias's row: bias > a
+        }
+        target[bias * (bias + 1) / 2 + bias] += c * bias_value_ * bias_value_;
+      }
+    }, [&](const CsrView& x) { offset += x.n_rows; });
+  }
+
   void hessian_diagonal_block(const double* curvature, int columns, double* out) override {
     accumulate<true>(out, static_cast<std::size_t>(columns), row_factors(curvature, columns));
   }
@@ -114,50 +155,62 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
   // whether any is non-zero (a row of zeros is skipped). Each thread adds its
   // contiguous share of each chunk into its own vector; the vectors are added in
   // thread order.
-  template <bool squared, typename Factors>
-  void accumulate(double* out, std::size_t K, const Factors& factors) {
-    const std::size_t width = n_weights() * K;
+  // out (`size` entries) = the sum over every chunk's rows of what add(target,
+  // chunk, begin, end) adds into `target` for rows [begin, end) of the chunk;
+  // next(chunk) runs after each chunk. Each thread adds its contiguous share of
+  // each chunk into its own vector; the vectors are added in thread order, so the
+  // rounding depends on the thread count only.
+  template <typename Add, typename Next>
+  void sum_over_threads(double* out, std::size_t size, const Add& add, const Next& next) {
     const auto team = static_cast<std::size_t>(threads_);
-    partial_.assign(team > 1 ? team * width : 0, 0.0);
-    std::fill(out, out + width, 0.0);
-    const double bias_factor = squared ? bias_value_ * bias_value_ : bias_value_;
-    std::int64_t offset = 0;
+    partial_.assign(team > 1 ? team * size : 0, 0.0);
+    std::fill(out, out + size, 0.0);
     for_each_chunk([&](const CsrView& x) {
-      auto add_rows = [&](double* target, std::int64_t begin, std::int64_t end) {
-        std::vector<double> f(K);
-        double* bias_target = target + static_cast<std::size_t>(n_features_) * K;
-        for (std::int64_t row = begin; row < end; ++row) {
-          if (!factors(offset + row, x, row, f.data())) continue;
-          for (std::int64_t e = x.row_begin(row); e < x.row_end(row); ++e) {
-            const auto value = static_cast<double>(x.values[e]);
-            const double scale = squared ? value * value : value;
-            double* column = target + static_cast<std::size_t>(x.col_indices[e]) * K;
-            for (std::size_t k = 0; k < K; ++k) column[k] += f[k] * scale;
-          }
-          for (std::size_t k = 0; k < K; ++k) bias_target[k] += f[k] * bias_factor;
-        }
-      };
       if (team <= 1) {
-        add_rows(out, 0, x.n_rows);
+        add(out, x, 0, x.n_rows);
       } else {
         // One share per loop index, not per thread: a team smaller than asked for
         // still covers every share, into the same vectors.
-        const auto size = static_cast<std::int64_t>(team);
+        const auto shares = static_cast<std::int64_t>(team);
 SNAPML_OMP(parallel for num_threads(threads_) schedule(static, 1))
-        for (std::int64_t t = 0; t < size; ++t)
-          add_rows(partial_.data() + static_cast<std::size_t>(t) * width, x.n_rows * t / size,
-                   x.n_rows * (t + 1) / size);
+        for (std::int64_t t = 0; t < shares; ++t)
+          add(partial_.data() + static_cast<std::size_t>(t) * size, x, x.n_rows * t / shares,
+              x.n_rows * (t + 1) / shares);
       }
-      offset += x.n_rows;
+      next(x);
     });
     if (team <= 1) return;
-    const auto entries = static_cast<std::int64_t>(width);
+    const auto entries = static_cast<std::int64_t>(size);
 SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
     for (std::int64_t j = 0; j < entries; ++j) {
       double sum = 0.0;
-      for (std::size_t t = 0; t < team; ++t) sum += partial_[t * width + static_cast<std::size_t>(j)];
+      for (std::size_t t = 0; t < team; ++t) sum += partial_[t * size + static_cast<std::size_t>(j)];
       out[j] = sum;
     }
+  }
+
+  // out[j * K + k] = sum_i f_ik x_ij (with `squared`: f_ik x_ij^2), where
+  // `factors(index, chunk, row, f)` writes row i's K factors into f and returns
+  // whether any is non-zero (a row of zeros is skipped).
+  template <bool squared, typename Factors>
+  void accumulate(double* out, std::size_t K, const Factors& factors) {
+    const double bias_factor = squared ? bias_value_ * bias_value_ : bias_value_;
+    std::int64_t offset = 0;
+    sum_over_threads(out, n_weights() * K, [&](double* target, const CsrView& x, std::int64_t begin,
+                                              std::int64_t end) {
+      std::vector<double> f(K);
+      double* bias_target = target + static_cast<std::size_t>(n_features_) * K;
+      for (std::int64_t row = begin; row < end; ++row) {
+        if (!factors(offset + row, x, row, f.data())) continue;
+        for (std::int64_t e = x.row_begin(row); e < x.row_end(row); ++e) {
+          const auto value = static_cast<double>(x.values[e]);
+          const double scale = squared ? value * value : value;
+          double* column = target + static_cast<std::size_t>(x.col_indices[e]) * K;
+          for (std::size_t k = 0; k < K; ++k) column[k] += f[k] * scale;
+        }
+        for (std::size_t k = 0; k < K; ++k) bias_target[k] += f[k] * bias_factor;
+      }
+    }, [&](const CsrView& x) { offset += x.n_rows; });
   }
 
   ChunkSource& source_;
@@ -165,7 +218,9 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
   double bias_value_;
   int threads_;
   std::int64_t n_rows_;
-  std::vector<double> partial_;  // threads x n_weights x K, when threads > 1
+  std::vector<double> partial_;  // threads x the product's size, when threads > 1
+  double pairs_ = 0.0;            // hessian_matrix_pairs, from rows()
+  double entries_ = 0.0;          // row_entries, from rows()
 };
 
 }  // namespace
@@ -182,6 +237,22 @@ void MatrixOperations::margins_block(const double* w, int columns, double* out) 
     for (std::size_t i = 0; i < rows; ++i) out[i * K + k] = margins[i];
   }
 }
+
+// The column-by-column default: column j is H e_j (its lower part, j <= a, kept).
+void MatrixOperations::hessian_matrix(const double* curvature, double* out) {
+  const std::size_t width = n_weights();
+  std::vector<double> unit(width, 0.0), column(width);
+  for (std::size_t j = 0; j < width; ++j) {
+    unit[j] = 1.0;
+    hessian_product(curvature, unit.data(), column.data());
+    unit[j] = 0.0;
+    for (std::size_t a = j; a < width; ++a) out[a * (a + 1) / 2 + j] = column[a];
+  }
+}
+
+double MatrixOperations::hessian_matrix_pairs() const { return std::numeric_limits<double>::infinity(); }
+
+double MatrixOperations::row_entries() const { return 0.0; }
 
 namespace {
 

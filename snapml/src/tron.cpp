@@ -41,6 +41,12 @@
 // margins of w + t p are m + t X p), so an iteration is two passes, X p and the
 // gradient's X^T d; the records, the stopping rules and the ranks' sums are the
 // trust region's.
+//
+// Where the weights are few (newton_direct.h), the Newton system is solved
+// exactly instead: the whole Hessian is formed in one pass, factorised by
+// Cholesky, and the step's length found by the same line search (three passes an
+// iteration); the default for a penalised scalar loss whose Hessian costs at
+// most ~20 Hessian-vector products to form.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -51,6 +57,7 @@
 #include <vector>
 
 #include "counted_operations.h"
+#include "newton_direct.h"
 #include "omp_threads.h"
 #include "quasi_newton.h"
 #include "tron_objective.h"
@@ -200,6 +207,8 @@ class ScalarObjective final : public detail::NewtonObjective {
 
   void hessian_diagonal(double* out) override { operations_.hessian_diagonal(curvatures_.data(), out); }
 
+  void hessian_matrix(double* out) override { operations_.hessian_matrix(curvatures_.data(), out); }
+
   void finish(const std::vector<double>& w, SolverState& state) override {
     state.weights = w;
     // The dual point paired with the final w, one per row (SolverState's contract).
@@ -232,6 +241,14 @@ class ScalarObjective final : public detail::NewtonObjective {
   std::vector<double> curvatures_;   // C_i loss''(m_i) at the last gradient()
 };
 
+}  // namespace
+
+void detail::NewtonObjective::hessian_matrix(double*) {
+  throw InvalidArgument("the primal solver forms the whole Hessian for a scalar loss only");
+}
+
+namespace {
+
 class TronCpuSolver final : public Solver {
  public:
   TronCpuSolver(const SolverParameters& parameters, MatrixOperationsFactory operations)
@@ -239,6 +256,9 @@ class TronCpuSolver final : public Solver {
     validate(parameters_);
     require(parameters_.penalty != Penalty::L1,
             "the primal Newton solver takes penalty l2 or none; penalty l1 is make_cd_l1_cpu_solver's");
+    require(parameters_.primal_method != PrimalMethod::Cholesky || !loss_is_per_class(parameters_.loss),
+            "the primal solver's Cholesky step takes a scalar loss; the multinomial loss steps by L-BFGS or the "
+            "trust region");
     require(primal_solver_supports(parameters_.loss),
             std::string("the primal Newton solver needs a loss with a Lipschitz derivative; the ") +
                 loss_name(parameters_.loss) + " loss is not one: use " + loss_names_text(primal_solver_supports));
@@ -275,12 +295,21 @@ class TronCpuSolver final : public Solver {
            (parameters_.primal_method == PrimalMethod::Auto && loss_is_per_class(parameters_.loss));
   }
   // The iterations from w (value f, gradient g, margins) after its record: the
-  // trust-region Newton method, or L-BFGS (quasi_newton.h). Both leave the last
-  // iterate in w and its gradient() as the objective's last.
+  // trust-region Newton method, L-BFGS (quasi_newton.h), or Newton steps by
+  // Cholesky (newton_direct.h). Each leaves the last iterate in w and its
+  // gradient() as the objective's last.
   void trust_region(FitResult& result, std::vector<double>& w, std::vector<double>& margins, std::vector<double>& g,
                     double f, double first_gradient_norm);
   void lbfgs(FitResult& result, std::vector<double>& w, std::vector<double>& margins, std::vector<double>& g,
              double f, double first_gradient_norm);
+  void direct_newton(FitResult& result, std::vector<double>& w, std::vector<double>& margins,
+                     std::vector<double>& g, double f, double first_gradient_norm);
+  // Moves w, its margins and value f to a near minimiser of f along w + t p
+  // (slope = g.p < 0), searching from t = start by the line search that reads no
+  // data (quasi_newton.h; one pass for X p). Writes the step t p into `step`
+  // where given. Returns t; 0 where no decrease is representable (w unchanged).
+  double line_step(std::vector<double>& w, std::vector<double>& margins, double& f, const std::vector<double>& p,
+                   double slope, double start, std::vector<double>* step);
 
   SolverParameters parameters_;
   MatrixOperationsFactory make_operations_;  // the products' backend (CPU threads, GPUs)
@@ -289,6 +318,7 @@ class TronCpuSolver final : public Solver {
   std::unique_ptr<detail::NewtonObjective> objective_;
   std::chrono::steady_clock::time_point started_;
   int threads_ = 1;
+  bool direct_ = false;                 // whether the Newton steps are solved by Cholesky
   std::vector<double> regulariser_;     // r_j
   std::vector<double> preconditioner_;  // M_j at the last gradient()
 };
@@ -310,6 +340,12 @@ std::vector<double> TronCpuSolver::prepare(ChunkSource& source, Communicator& co
   if (!parameters_.penalise_intercept)
     std::fill(regulariser_.end() - static_cast<std::ptrdiff_t>(objective_->intercept_count()), regulariser_.end(),
               0.0);
+  // The same choice on every rank: from the pairs and entries summed over them.
+  double work[2] = {operations_->hessian_matrix_pairs(), operations_->row_entries()};
+  communicator.allreduce_sum(work, 2);
+  direct_ = parameters_.primal_method == PrimalMethod::Cholesky ||
+            (parameters_.primal_method == PrimalMethod::Auto && !loss_is_per_class(parameters_.loss) &&
+             parameters_.penalty == Penalty::L2 && detail::direct_newton_pays(work[0], work[1], width));
   return objective_->start(state, communicator);
 }
 
@@ -457,6 +493,8 @@ FitResult TronCpuSolver::fit(ChunkSource& source, Communicator& communicator, So
   if (!record(result, w, f, g, dual_sum, first_gradient_norm)) {
     if (uses_lbfgs())
       lbfgs(result, w, margins, g, f, first_gradient_norm);
+    else if (direct_)
+      direct_newton(result, w, margins, g, f, first_gradient_norm);
     else
       trust_region(result, w, margins, g, f, first_gradient_norm);
   }
@@ -539,7 +577,7 @@ void TronCpuSolver::lbfgs(FitResult& result, std::vector<double>& w, std::vector
                           std::vector<double>& g, double f, double first_gradient_norm) {
   const std::size_t width = w.size();
   detail::LbfgsMemory memory(width, kLbfgsPairs, threads_);
-  std::vector<double> p, u(margins.size()), y(width), step(width);
+  std::vector<double> p, y(width), step(width);
   while (result.epochs < parameters_.max_epochs) {
     memory.direction(g, p);
     double slope = memory.dot(g, p);
@@ -549,41 +587,77 @@ void TronCpuSolver::lbfgs(FitResult& result, std::vector<double>& w, std::vector
       slope = memory.dot(g, p);
       if (!(slope < 0.0)) break;
     }
-    objective_->margins(p, u);  // the one pass of the line search
-    // The penalty 0.5 sum_j r_j (w_j + t p_j)^2 along the line: a quadratic in t,
-    // its value and derivatives at t = 0.
-    const detail::LineValues penalty =
-        detail::ordered_sum(static_cast<std::int64_t>(width), threads_, [&](std::int64_t index) {
-          const auto j = static_cast<std::size_t>(index);
-          return detail::LineValues{0.5 * regulariser_[j] * w[j] * w[j], regulariser_[j] * w[j] * p[j],
-                                    regulariser_[j] * p[j] * p[j]};
-        });
-    const detail::LineFunction phi = [&](double t) {
-      detail::LineValues line = objective_->along_line(margins, u, t);
-      communicator_->allreduce_sum(&line.value, 3);
-      line.value += penalty.value + t * (penalty.slope + 0.5 * t * penalty.curvature);
-      line.slope += penalty.slope + t * penalty.curvature;
-      line.curvature += penalty.curvature;
-      return line;
-    };
     // The first direction is -g, of no natural length: its line starts at 0.
-    const detail::LineStep found = detail::minimise_along_line(phi, f, slope, memory.empty() ? 0.0 : 1.0);
-    if (!(found.t > 0.0)) break;  // no decrease is representable
+    const double t = line_step(w, margins, f, p, slope, memory.empty() ? 0.0 : 1.0, &step);
+    if (!(t > 0.0)) break;  // no decrease is representable
     const auto entries = static_cast<std::int64_t>(width);
-SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
-    for (std::int64_t j = 0; j < entries; ++j) {
-      step[j] = found.t * p[j];
-      w[j] += step[j];
-    }
-    const auto rows = static_cast<std::int64_t>(margins.size());
-SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
-    for (std::int64_t i = 0; i < rows; ++i) margins[i] += found.t * u[i];
-    f = found.value;
     y.swap(g);
     const double dual_sum = gradient(w, margins, g);
 SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
     for (std::int64_t j = 0; j < entries; ++j) y[j] = g[j] - y[j];
     memory.remember(step, y);
+    ++result.epochs;
+    if (record(result, w, f, g, dual_sum, first_gradient_norm)) break;
+    progress(result, w);
+  }
+}
+
+double TronCpuSolver::line_step(std::vector<double>& w, std::vector<double>& margins, double& f,
+                                const std::vector<double>& p, double slope, double start,
+                                std::vector<double>* step) {
+  const std::size_t width = w.size();
+  std::vector<double> u(margins.size());
+  objective_->margins(p, u);  // the one pass of the line search
+  // The penalty 0.5 sum_j r_j (w_j + t p_j)^2 along the line: a quadratic in t,
+  // its value and derivatives at t = 0.
+  const detail::LineValues penalty =
+      detail::ordered_sum(static_cast<std::int64_t>(width), threads_, [&](std::int64_t index) {
+        const auto j = static_cast<std::size_t>(index);
+        return detail::LineValues{0.5 * regulariser_[j] * w[j] * w[j], regulariser_[j] * w[j] * p[j],
+                                  regulariser_[j] * p[j] * p[j]};
+      });
+  const detail::LineFunction phi = [&](double t) {
+    detail::LineValues line = objective_->along_line(margins, u, t);
+    communicator_->allreduce_sum(&line.value, 3);
+    line.value += penalty.value + t * (penalty.slope + 0.5 * t * penalty.curvature);
+    line.slope += penalty.slope + t * penalty.curvature;
+    line.curvature += penalty.curvature;
+    return line;
+  };
+  const detail::LineStep found = detail::minimise_along_line(phi, f, slope, start);
+  if (!(found.t > 0.0)) return 0.0;
+  const auto entries = static_cast<std::int64_t>(width);
+SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
+  for (std::int64_t j = 0; j < entries; ++j) {
+    const double change = found.t * p[j];
+    if (step) (*step)[j] = change;
+    w[j] += change;
+  }
+  const auto rows = static_cast<std::int64_t>(margins.size());
+SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
+  for (std::int64_t i = 0; i < rows; ++i) margins[i] += found.t * u[i];
+  f = found.value;
+  return found.t;
+}
+
+void TronCpuSolver::direct_newton(FitResult& result, std::vector<double>& w, std::vector<double>& margins,
+                                  std::vector<double>& g, double f, double first_gradient_norm) {
+  const std::size_t width = w.size();
+  std::vector<double> hessian(width * (width + 1) / 2), p;
+  while (result.epochs < parameters_.max_epochs) {
+    objective_->hessian_matrix(hessian.data());
+    communicator_->allreduce_sum(hessian.data(), hessian.size());
+    const bool solved = detail::solve_newton_system(hessian, regulariser_, g, p);
+    const double slope = solved ? dot(g, p) : 0.0;
+    if (!(slope < 0.0)) {
+      // H is not numerically positive definite (collinear columns without a
+      // penalty): the trust region, which needs no factorisation, goes on from w.
+      trust_region(result, w, margins, g, f, first_gradient_norm);
+      return;
+    }
+    // Newton's step is t = 1; the search moves off it only where the loss is far from quadratic.
+    if (!(line_step(w, margins, f, p, slope, 1.0, nullptr) > 0.0)) break;  // no decrease is representable
+    const double dual_sum = gradient(w, margins, g);
     ++result.epochs;
     if (record(result, w, f, g, dual_sum, first_gradient_norm)) break;
     progress(result, w);

@@ -62,6 +62,10 @@ class NewtonObjective {
   virtual void hessian_product(const std::vector<double>& v, double* out) = 0;
   // This rank's share of the loss's Hessian diagonal at that point.
   virtual void hessian_diagonal(double* out) = 0;
+  // This rank's share of the whole loss Hessian at that point, packed as
+  // MatrixOperations::hessian_matrix packs it (the direct Newton step,
+  // newton_direct.h). The scalar losses only: the solver asks no other.
+  virtual void hessian_matrix(double* out);
   // Writes the solution into `state` in SolverState's layout: the weights, and the
   // dual point paired with the last gradient().
   virtual void finish(const std::vector<double>& w, SolverState& state) = 0;

@@ -49,6 +49,7 @@ def test_only_dual_coordinate_ascent_has_expected_failures():
         "check_sample_weight_equivalence_on_sparse_data",
     }
     assert expected_failed_checks(LogisticRegression(solver="lbfgs")) == {}
+    assert expected_failed_checks(LogisticRegressionCV(multi_class="ovr")) == {}
     assert expected_failed_checks(LogisticRegression(solver="liblinear", dual=True)) != {}
 
 

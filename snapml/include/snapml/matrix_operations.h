@@ -6,6 +6,7 @@
 //   transpose_times  X^T d
 //   hessian_product  X^T D X v   (D diagonal: the loss's second derivatives)
 //   hessian_diagonal diag(X^T D X) = sum_i D_i x_ij^2 (CG's preconditioner)
+//   hessian_matrix   X^T D X itself, where it is small (the direct Newton step)
 // and their block forms over K weight vectors at once (the multinomial loss's K
 // rows: one pass over the data instead of K).
 // Everything else (the losses, the trust region, conjugate gradients, the sums
@@ -48,6 +49,20 @@ class MatrixOperations {
   // out[j] = sum_i curvature[i] x_ij^2 (the diagonal of X^T D X), skipping the
   // rows whose curvature is 0. Overwrites out.
   virtual void hessian_diagonal(const double* curvature, double* out) = 0;
+
+  // The whole of X^T D X: its lower triangle packed row by row, entry (a, b) with
+  // a >= b at a (a + 1) / 2 + b (n_weights() (n_weights() + 1) / 2 entries),
+  // skipping the rows whose curvature is 0. Overwrites out. The default builds it
+  // column by column from n_weights() Hessian-vector products (a pass each): right
+  // on any backend; the CPU backend forms it in one pass (hessian_matrix_pairs).
+  virtual void hessian_matrix(const double* curvature, double* out);
+  // What one hessian_matrix visits on this rank: the pairs of entries of each row,
+  // sum_i e_i (e_i + 1) / 2 over its e_i entries (the bias among them), and the
+  // entries themselves, sum_i e_i (a Hessian-vector product visits each twice).
+  // Known after rows(); pairs are infinite where the backend has only the
+  // column-by-column default.
+  virtual double hessian_matrix_pairs() const;
+  virtual double row_entries() const;
 
   // Block forms over `columns` = K vectors: weights feature-major (w[j * K + k],
   // n_weights() x K), per-row arrays row-major (d[i * K + k], n_rows() x K). The

@@ -38,11 +38,14 @@ const char* solver_choice_name(SolverChoice choice);
 SolverChoice solver_choice_from_name(const std::string& name);
 
 // How the primal solver (snapml/src/tron.cpp) steps: the trust-region Newton
-// method, or limited-memory BFGS with a line search that costs no pass over the
-// data (snapml/src/quasi_newton.h). Auto: L-BFGS for the multinomial loss, whose
-// Newton iterations the trust region keeps short at raw-count scale, the trust
-// region for the others (docs/algorithms.md, "Multinomial").
-enum class PrimalMethod { Auto, TrustRegion, Lbfgs };
+// method, limited-memory BFGS with a line search that costs no pass over the
+// data (snapml/src/quasi_newton.h), or Newton steps solved by a Cholesky
+// factorisation of the whole Hessian (snapml/src/newton_direct.h; a scalar loss).
+// Auto: L-BFGS for the multinomial loss, whose Newton iterations the trust region
+// keeps short at raw-count scale (docs/algorithms.md, "Multinomial"); Cholesky
+// for a penalised scalar loss whose Hessian is small and cheap to form
+// (detail::direct_newton_pays), the trust region otherwise.
+enum class PrimalMethod { Auto, TrustRegion, Lbfgs, Cholesky };
 
 struct SolverParameters {
   LossKind loss = LossKind::Logistic;

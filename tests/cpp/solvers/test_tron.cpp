@@ -1,10 +1,12 @@
-// The primal trust-region Newton solver: optimum against dense references and the
-// normal equations, the duality-gap certificate, a free intercept and no
-// penalty, sample weights, K ranks against one process, the dual solver's
-// optimum on a9a, C = 1e6, and the solver selection (primal, auto).
+// The primal Newton solver, stepping by the trust region or by Cholesky: optimum
+// against dense references and the normal equations, the duality-gap
+// certificate, a free intercept and no penalty, sample weights, K ranks against
+// one process, the dual solver's optimum on a9a, C = 1e6, the solver selection
+// (primal, auto) and the method auto picks.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <tuple>
 #include <vector>
 
 #include "fit_once.h"
@@ -27,10 +29,11 @@ Fit fit(const Dataset& data, const SolverParameters& parameters, SolverState sta
   return fit_once(*make_tron_cpu_solver(parameters), data, std::move(start));
 }
 
-SolverParameters tight(LossKind loss) {
+SolverParameters tight(LossKind loss, PrimalMethod method = PrimalMethod::TrustRegion) {
   SolverParameters p;
   p.loss = loss;
   p.solver = SolverChoice::Primal;
+  p.primal_method = method;
   p.C = 1.5;
   p.intercept_scaling = 1.0;
   p.tol = 1e-10;
@@ -71,11 +74,16 @@ void expect_certified(const Fit& ours, double tol) {
   EXPECT_EQ(last.epoch, ours.result.epochs);
 }
 
-TEST(Tron, LogisticMatchesNewtonReference) {
+// The Newton iterations by conjugate gradients in a trust region, and by the
+// Cholesky factorisation of the whole Hessian with a line search: each test below
+// runs both.
+class TronMethod : public ::testing::TestWithParam<PrimalMethod> {};
+
+TEST_P(TronMethod, LogisticMatchesNewtonReference) {
   RandomProblemOptions o;
   o.sample_weights = true;
   const Dataset data = random_problem(o);
-  const SolverParameters p = tight(LossKind::Logistic);
+  const SolverParameters p = tight(LossKind::Logistic, GetParam());
   const DenseProblem problem = dense(data, p);
   const Eigen::VectorXd reference = logistic_reference(problem);
   const Fit ours = fit(data, p);
@@ -85,9 +93,9 @@ TEST(Tron, LogisticMatchesNewtonReference) {
               1e-11 * ours.result.history.back().primal);
 }
 
-TEST(Tron, SquaredHingeMatchesNewtonReference) {
+TEST_P(TronMethod, SquaredHingeMatchesNewtonReference) {
   const Dataset data = random_problem({});
-  const SolverParameters p = tight(LossKind::SquaredHinge);
+  const SolverParameters p = tight(LossKind::SquaredHinge, GetParam());
   const DenseProblem problem = dense(data, p);
   const Eigen::VectorXd reference = squared_hinge_reference(problem);
   const Fit ours = fit(data, p);
@@ -95,12 +103,12 @@ TEST(Tron, SquaredHingeMatchesNewtonReference) {
   EXPECT_LT((as_vector(ours.state.weights) - reference).norm(), 1e-6 * (1.0 + reference.norm()));
 }
 
-TEST(Tron, RidgeWithSampleWeightsMatchesClosedForm) {
+TEST_P(TronMethod, RidgeWithSampleWeightsMatchesClosedForm) {
   RandomProblemOptions o;
   o.regression = true;
   o.sample_weights = true;
   const Dataset data = random_problem(o);
-  SolverParameters p = tight(LossKind::Squared);
+  SolverParameters p = tight(LossKind::Squared, GetParam());
   p.C = 0.3;
   const Eigen::VectorXd reference = ridge_reference(dense(data, p));
   const Fit ours = fit(data, p);
@@ -109,11 +117,11 @@ TEST(Tron, RidgeWithSampleWeightsMatchesClosedForm) {
 }
 
 // L2-loss SVR (epsilon > 0, LIBLINEAR -s 11): the dual solver reaches the same optimum.
-TEST(Tron, InsensitiveSquaredLossMatchesTheDualSolver) {
+TEST_P(TronMethod, InsensitiveSquaredLossMatchesTheDualSolver) {
   RandomProblemOptions o;
   o.regression = true;
   const Dataset data = random_problem(o);
-  SolverParameters p = tight(LossKind::Squared);
+  SolverParameters p = tight(LossKind::Squared, GetParam());
   p.epsilon = 0.5;
   const Fit ours = fit(data, p);
   expect_certified(ours, p.tol);
@@ -128,23 +136,24 @@ TEST(Tron, InsensitiveSquaredLossMatchesTheDualSolver) {
 
 // A free intercept and no penalty have no dual certificate: the fit stops on the
 // gradient rule, and the dense gradient at its w vanishes.
-class TronGradientRule : public ::testing::TestWithParam<LossKind> {};
+class TronGradientRule : public ::testing::TestWithParam<std::tuple<LossKind, PrimalMethod>> {};
 
 TEST_P(TronGradientRule, FreeInterceptReachesAZeroGradient) {
+  const LossKind loss = std::get<0>(GetParam());
   RandomProblemOptions o;
-  o.regression = GetParam() == LossKind::Squared;
+  o.regression = loss == LossKind::Squared;
   o.sample_weights = true;
   const Dataset data = random_problem(o);
-  SolverParameters p = tight(GetParam());
+  SolverParameters p = tight(loss, std::get<1>(GetParam()));
   p.penalise_intercept = false;
   p.intercept_scaling = 3.0;  // any value: the intercept is free
   p.tol = 1e-9;               // relative gradient: 1e-10 is below what rounding allows
   const Fit ours = fit(data, p);
   ASSERT_TRUE(ours.result.converged);
   EXPECT_TRUE(std::isnan(ours.result.history.back().gap));
-  const Eigen::VectorXd g0 = dense_gradient(dense(data, p), GetParam(), Eigen::VectorXd::Zero(data.n_features() + 1),
-                                            true, false);
-  const Eigen::VectorXd g = dense_gradient(dense(data, p), GetParam(), as_vector(ours.state.weights), true, false);
+  const Eigen::VectorXd g0 =
+      dense_gradient(dense(data, p), loss, Eigen::VectorXd::Zero(data.n_features() + 1), true, false);
+  const Eigen::VectorXd g = dense_gradient(dense(data, p), loss, as_vector(ours.state.weights), true, false);
   EXPECT_LE(g.norm(), 1e-9 * g0.norm());
   EXPECT_NEAR(ours.result.history.back().gradient_norm, g.norm(), 1e-6 * g0.norm());
   // Penalised, the intercept comes out smaller than free.
@@ -154,14 +163,16 @@ TEST_P(TronGradientRule, FreeInterceptReachesAZeroGradient) {
 }
 
 INSTANTIATE_TEST_SUITE_P(PrimalLosses, TronGradientRule,
-                         ::testing::Values(LossKind::Logistic, LossKind::SquaredHinge, LossKind::Squared));
+                         ::testing::Combine(::testing::Values(LossKind::Logistic, LossKind::SquaredHinge,
+                                                              LossKind::Squared),
+                                            ::testing::Values(PrimalMethod::TrustRegion, PrimalMethod::Cholesky)));
 
-TEST(Tron, NoPenaltySquaredLossIsOrdinaryLeastSquares) {
+TEST_P(TronMethod, NoPenaltySquaredLossIsOrdinaryLeastSquares) {
   RandomProblemOptions o;
   o.regression = true;
   o.sample_weights = true;
   const Dataset data = random_problem(o);
-  SolverParameters p = tight(LossKind::Squared);
+  SolverParameters p = tight(LossKind::Squared, GetParam());
   p.penalty = Penalty::None;
   const DenseProblem problem = dense(data, p);
   // Weighted least squares: (X^T C X) w = X^T C y.
@@ -173,9 +184,9 @@ TEST(Tron, NoPenaltySquaredLossIsOrdinaryLeastSquares) {
   EXPECT_LT((as_vector(ours.state.weights) - ols).norm(), 1e-7 * (1.0 + ols.norm()));
 }
 
-TEST(Tron, NoPenaltyLogisticReachesAZeroGradient) {
+TEST_P(TronMethod, NoPenaltyLogisticReachesAZeroGradient) {
   const Dataset data = random_problem({});  // noisy labels: not separable
-  SolverParameters p = tight(LossKind::Logistic);
+  SolverParameters p = tight(LossKind::Logistic, GetParam());
   p.penalty = Penalty::None;
   const Fit ours = fit(data, p);
   ASSERT_TRUE(ours.result.converged);
@@ -217,9 +228,9 @@ TEST(Tron, WarmStartAtTheOptimumIsAlreadyConverged) {
   EXPECT_LE(from_alpha.result.epochs, 1);
 }
 
-TEST(Tron, ThreadCountChangesRoundingOnly) {
+TEST_P(TronMethod, ThreadCountChangesRoundingOnly) {
   const Dataset data = random_problem({});
-  SolverParameters p = tight(LossKind::Logistic);
+  SolverParameters p = tight(LossKind::Logistic, GetParam());
   p.threads = 1;
   const Fit one = fit(data, p);
   p.threads = 3;
@@ -230,7 +241,7 @@ TEST(Tron, ThreadCountChangesRoundingOnly) {
 
 // K ranks, each holding its rows: every gradient and Hessian product is summed
 // over the ranks, so the iterates are the single process's.
-TEST(Tron, TwoRanksTakeTheSingleProcessIterates) {
+TEST_P(TronMethod, TwoRanksTakeTheSingleProcessIterates) {
   RandomProblemOptions o;
   o.sample_weights = true;
   const Dataset data = random_problem(o);
@@ -238,7 +249,7 @@ TEST(Tron, TwoRanksTakeTheSingleProcessIterates) {
   for (std::size_t c = 0; c < data.n_chunks(); ++c) (c % 2 == 0 ? first : second).push_back(data.chunk(c));
   const Dataset parts[2] = {Dataset(std::move(first), data.n_features()), Dataset(std::move(second), data.n_features())};
   for (LossKind loss : {LossKind::Logistic, LossKind::SquaredHinge}) {
-    SolverParameters p = tight(loss);
+    SolverParameters p = tight(loss, GetParam());
     const Fit single = fit(data, p);
     std::vector<FitResult> results(2);
     std::vector<SolverState> states(2);
@@ -300,14 +311,76 @@ TEST(Tron, AutoPicksByTheProblem) {
 
 
 
+INSTANTIATE_TEST_SUITE_P(Methods, TronMethod, ::testing::Values(PrimalMethod::TrustRegion, PrimalMethod::Cholesky));
+
+// Which method auto took, from the passes: a Cholesky iteration makes three (the
+// Hessian matrix, the line's X p, the gradient), a trust-region iteration at
+// least four (a Hessian-vector product, f, the gradient, the preconditioner).
+bool stepped_by_cholesky(const FitResult& result) {
+  return result.epochs > 0 && result.data_passes <= 3 * result.epochs + 3;
+}
+
+TEST(Tron, AutoStepsByCholeskyWhereTheHessianIsSmallAndPenalised) {
+  const Dataset data = random_problem({});  // 21 weights
+  SolverParameters p = tight(LossKind::Logistic, PrimalMethod::Auto);
+  const Fit chosen = fit(data, p);
+  expect_certified(chosen, p.tol);
+  EXPECT_TRUE(stepped_by_cholesky(chosen.result)) << chosen.result.data_passes << " passes";
+  const Fit trust_region = fit(data, tight(LossKind::Logistic, PrimalMethod::TrustRegion));
+  EXPECT_FALSE(stepped_by_cholesky(trust_region.result)) << trust_region.result.data_passes << " passes";
+  EXPECT_LT((as_vector(chosen.state.weights) - as_vector(trust_region.state.weights)).norm(),
+            1e-6 * (1.0 + as_vector(trust_region.state.weights).norm()));
+  // No penalty: the Hessian may be singular, so auto keeps the trust region.
+  p.penalty = Penalty::None;
+  p.tol = 1e-8;
+  EXPECT_FALSE(stepped_by_cholesky(fit(data, p).result));
+  // Too many weights for a dense matrix: the trust region.
+  RandomProblemOptions wide;
+  wide.features = 1100;
+  wide.density = 0.01;
+  EXPECT_FALSE(stepped_by_cholesky(fit(random_problem(wide), tight(LossKind::Logistic, PrimalMethod::Auto)).result));
+}
+
+// Two equal columns without a penalty: H is singular, the Cholesky step refuses
+// it and the trust region finishes the fit, to a zero gradient and equal weights
+// on the two columns (the minimum-norm direction CG stays in).
+TEST(Tron, CholeskyOnCollinearColumnsFallsBackToTheTrustRegion) {
+  std::vector<CsrChunk> chunks(1);
+  const std::int32_t indices[3] = {0, 1, 2};
+  for (int row = 0; row < 60; ++row) {
+    const float a = static_cast<float>((row * 7) % 11) / 11.0f - 0.4f;
+    const float b = static_cast<float>((row * 5) % 13) / 13.0f - 0.5f;
+    const float values[3] = {a, a, b};
+    chunks[0].add_row((row * 3) % 5 < 2 ? 1.0 : -1.0, indices, values, 3);
+  }
+  const Dataset data(std::move(chunks), 3);
+  SolverParameters p = tight(LossKind::Logistic, PrimalMethod::Cholesky);
+  p.penalty = Penalty::None;
+  p.tol = 1e-8;
+  const Fit ours = fit(data, p);
+  ASSERT_TRUE(ours.result.converged);
+  const Eigen::VectorXd g = dense_gradient(dense(data, p), LossKind::Logistic, as_vector(ours.state.weights), false,
+                                           false);
+  EXPECT_LE(g.norm(), 1e-6);
+  EXPECT_NEAR(ours.state.weights[0], ours.state.weights[1], 1e-6 * (1.0 + std::fabs(ours.state.weights[0])));
+}
+
+TEST(Tron, CholeskyTakesAScalarLossOnly) {
+  SolverParameters p = tight(LossKind::Multinomial, PrimalMethod::Cholesky);
+  p.classes = {0.0, 1.0, 2.0};
+  p.class_weights = {1.0, 1.0, 1.0};
+  EXPECT_THROW(make_tron_cpu_solver(p), InvalidArgument);
+}
+
 // a9a at moderate C: the same objective as the dual solver, within the tolerance;
 // at C = 1e6 (where SDCA needs thousands of epochs) it converges.
-TEST(Tron, A9aMatchesTheDualSolverAndConvergesAtLargeC) {
+TEST_P(TronMethod, A9aMatchesTheDualSolverAndConvergesAtLargeC) {
   SNAPML_REQUIRE_DATASET(path, "a9a");
   const Dataset data = datasets::read_svmlight(path);
   SolverParameters p;
   p.loss = LossKind::Logistic;
   p.solver = SolverChoice::Primal;
+  p.primal_method = GetParam();
   p.intercept_scaling = 1.0;
   p.positive_label = 1.0;
   p.C = 4.0;
