@@ -11,6 +11,12 @@
 namespace snapml {
 namespace {
 
+bool strictly_increasing(const std::int32_t* begin, const std::int32_t* end) {
+  for (const std::int32_t* p = begin + 1; p < end; ++p)
+    if (*p <= p[-1]) return false;
+  return true;
+}
+
 // CpuMatrixOperations::accumulate's factors read from a row-major per-row array
 // of K columns.
 auto row_factors(const double* values, int columns) {
@@ -105,10 +111,27 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
     std::int64_t offset = 0;
     sum_over_threads(out, width * (width + 1) / 2, [&](double* target, const CsrView& x, std::int64_t begin,
                                                       std::int64_t end) {
+      double* bias_row = target + bias * (bias + 1) / 2;
       for (std::int64_t row = begin; row < end; ++row) {
         const double c = curvature[offset + row];
         if (c == 0.0) continue;
         const std::int64_t first = x.row_begin(row), last = x.row_end(row);
+        if (strictly_increasing(x.col_indices + first, x.col_indices + last)) {
+          // The common case (svmlight files and canonical CSR): every earlier
+          // entry's column is below this one's, so its pairs fall in this
+          // column's row of the triangle, with no comparison per pair.
+          for (std::int64_t p = first; p < last; ++p) {
+            const auto a = static_cast<std::size_t>(x.col_indices[p]);
+            double* triangle_row = target + a * (a + 1) / 2;
+            const double scaled = c * static_cast<double>(x.values[p]);
+            for (std::int64_t q = first; q < p; ++q)
+              triangle_row[x.col_indices[q]] += scaled * static_cast<double>(x.values[q]);
+            triangle_row[a] += scaled * static_cast<double>(x.values[p]);
+            bias_row[a] += scaled * bias_value_;
+          }
+          bias_row[bias] += c * bias_value_ * bias_value_;
+          continue;
+        }
         for (std::int64_t p = first; p < last; ++p) {
           const auto a = static_cast<std::size_t>(x.col_indices[p]);
           const double scaled = c * static_cast<double>(x.values[p]);
@@ -125,9 +148,9 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
               target[a * (a + 1) / 2 + a] += 2.0 * product;
           }
           target[a * (a + 1) / 2 + a] += scaled * static_cast<double>(x.values[p]);
-          target[bias * (bias + 1) / 2 + a] += scaled * bias_value_;  // the bias's row: bias > a
+          bias_row[a] += scaled * bias_value_;  // the bias's row: bias > a
         }
-        target[bias * (bias + 1) / 2 + bias] += c * bias_value_ * bias_value_;
+        bias_row[bias] += c * bias_value_ * bias_value_;
       }
     }, [&](const CsrView& x) { offset += x.n_rows; });
   }
