@@ -12,6 +12,8 @@ One ctest test per CASE (tests/mpi/CMakeLists.txt):
   multinomial K  K ranks train news20's first 1500 rows by the multinomial loss (the
                  primal Newton solver, every product summed over the ranks): the
                  single-process model to 1e-8
+  primal K       the same for -s 0 and -s 2 on a9a (Cholesky steps: the Hessian summed
+                 over the ranks) and -s 0 on news20's first 600 rows (the trust region)
   uneven         more ranks than lines / chunks: ranks with few and with zero rows
   bad_line       a malformed line in the last rank's share only
   missing_file   one rank (of an MPMD launch) names a file that does not exist
@@ -183,27 +185,48 @@ TINY = ("1 " + " ".join(f"{j}:0.{j % 9 + 1}" for j in range(1, 41)) + "\n"
         "-1 3:-1 8:0.5\n")
 
 
-def case_multinomial(tmp):
-    ranks = int(A.ranks)
+def news20_head(tmp, rows=1500):
     with open(dataset("news20.multiclass")) as f:
-        lines = f.read().splitlines(keepends=True)[:1500]
+        lines = f.read().splitlines(keepends=True)[:rows]
     train = f"{tmp}/news20_head.svm"
     with open(train, "w") as f:
         f.writelines(lines)
-    common = ["--loss", "multinomial", "-B", 1, "-e", 1e-9, "-n", 1, "--max-iter", 500, "-q"]
-    ok(run([A.train, *common, train, f"{tmp}/single.model"], timeout=300))
-    ok(mpirun(ranks, A.train, *common, train, f"{tmp}/ranks.model", timeout=300))
-    with open(f"{tmp}/single.model") as f:
+    return train
+
+
+def expect_single_process_model(tmp, train, common, name, timeout=300):
+    """snap-train with `common` on one process and under mpirun -n K: the same
+    model to 1e-8 (of its largest weight); returns the single process's model text."""
+    ranks = int(A.ranks)
+    ok(run([A.train, *common, train, f"{tmp}/{name}_single.model"], timeout=timeout))
+    ok(mpirun(ranks, A.train, *common, train, f"{tmp}/{name}_ranks.model", timeout=timeout))
+    with open(f"{tmp}/{name}_single.model") as f:
         single_text = f.read()
-    with open(f"{tmp}/ranks.model") as f:
+    with open(f"{tmp}/{name}_ranks.model") as f:
         ranks_text = f.read()
-    check("loss multinomial" in single_text, "the model is not multinomial")
     single = [float(v) for v in single_text.split() if is_number(v)]
     ranked = [float(v) for v in ranks_text.split() if is_number(v)]
-    check(len(single) == len(ranked), f"K={ranks}: the models differ in size")
+    check(len(single) == len(ranked), f"{name}, K={ranks}: the models differ in size")
     scale = 1.0 + max(abs(v) for v in single)
     worst = max(abs(a - b) for a, b in zip(single, ranked))
-    check(worst <= 1e-8 * scale, f"K={ranks}: the model differs from one process by {worst}")
+    check(worst <= 1e-8 * scale, f"{name}, K={ranks}: the model differs from one process by {worst}")
+    return single_text
+
+
+def case_multinomial(tmp):
+    common = ["--loss", "multinomial", "-B", 1, "-e", 1e-9, "-n", 1, "--max-iter", 500, "-q"]
+    single_text = expect_single_process_model(tmp, news20_head(tmp), common, "multinomial")
+    check("loss multinomial" in single_text, "the model is not multinomial")
+
+
+def case_primal(tmp):
+    # The scalar losses' primal Newton solver (-s 0, -s 2): Cholesky steps on a9a
+    # (124 weights), the trust region on news20's head (62,061 weights, one-vs-rest).
+    for loss in (0, 2):
+        common = ["-s", loss, "-c", 4, "-B", 1, "-e", 1e-10, "-n", 1, "-q"]
+        expect_single_process_model(tmp, dataset("a9a"), common, f"a9a_s{loss}")
+    common = ["-s", 0, "-c", 1, "-B", 1, "-e", 1e-9, "-n", 1, "--max-iter", 500, "-q"]
+    expect_single_process_model(tmp, news20_head(tmp, 600), common, "news20_head")
 
 
 def is_number(text):
