@@ -11,6 +11,9 @@
 namespace snapml {
 namespace {
 
+// The most memory hessian_matrix's per-thread triangles take together.
+constexpr std::size_t kHessianPartialBytes = std::size_t{256} << 20;
+
 bool strictly_increasing(const std::int32_t* begin, const std::int32_t* end) {
   for (const std::int32_t* p = begin + 1; p < end; ++p)
     if (*p <= p[-1]) return false;
@@ -109,7 +112,11 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
     const std::size_t width = n_weights();
     const auto bias = static_cast<std::size_t>(n_features_);
     std::int64_t offset = 0;
-    sum_over_threads(out, width * (width + 1) / 2, [&](double* target, const CsrView& x, std::int64_t begin,
+    const std::size_t size = width * (width + 1) / 2;
+    // A triangle per thread: at most kHessianPartialBytes of them (a 1024-weight
+    // triangle is 4 MiB; 64 threads fill the budget, more share them).
+    const std::size_t most_shares = std::max<std::size_t>(1, kHessianPartialBytes / (size * sizeof(double)));
+    sum_over_threads(out, size, most_shares, [&](double* target, const CsrView& x, std::int64_t begin,
                                                       std::int64_t end) {
       double* bias_row = target + bias * (bias + 1) / 2;
       for (std::int64_t row = begin; row < end; ++row) {
@@ -185,7 +192,13 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
   // rounding depends on the thread count only.
   template <typename Add, typename Next>
   void sum_over_threads(double* out, std::size_t size, const Add& add, const Next& next) {
-    const auto team = static_cast<std::size_t>(threads_);
+    sum_over_threads(out, size, static_cast<std::size_t>(threads_), add, next);
+  }
+  // The same in at most `most_shares` shares (and vectors) per chunk.
+  template <typename Add, typename Next>
+  void sum_over_threads(double* out, std::size_t size, std::size_t most_shares, const Add& add, const Next& next) {
+    const auto team = std::min(static_cast<std::size_t>(threads_), most_shares);
+    const int team_threads = static_cast<int>(team);
     partial_.assign(team > 1 ? team * size : 0, 0.0);
     std::fill(out, out + size, 0.0);
     for_each_chunk([&](const CsrView& x) {
@@ -195,7 +208,7 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
         // One share per loop index, not per thread: a team smaller than asked for
         // still covers every share, into the same vectors.
         const auto shares = static_cast<std::int64_t>(team);
-SNAPML_OMP(parallel for num_threads(threads_) schedule(static, 1))
+SNAPML_OMP(parallel for num_threads(team_threads) schedule(static, 1))
         for (std::int64_t t = 0; t < shares; ++t)
           add(partial_.data() + static_cast<std::size_t>(t) * size, x, x.n_rows * t / shares,
               x.n_rows * (t + 1) / shares);
