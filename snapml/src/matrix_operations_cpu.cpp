@@ -123,38 +123,32 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
         const double c = curvature[offset + row];
         if (c == 0.0) continue;
         const std::int64_t first = x.row_begin(row), last = x.row_end(row);
-        if (strictly_increasing(x.col_indices + first, x.col_indices + last)) {
-          // The common case (svmlight files and canonical CSR): every earlier
-          // entry's column is below this one's, so its pairs fall in this
-          // column's row of the triangle, with no comparison per pair.
-          for (std::int64_t p = first; p < last; ++p) {
-            const auto a = static_cast<std::size_t>(x.col_indices[p]);
-            double* triangle_row = target + a * (a + 1) / 2;
-            const double scaled = c * static_cast<double>(x.values[p]);
-            for (std::int64_t q = first; q < p; ++q)
-              triangle_row[x.col_indices[q]] += scaled * static_cast<double>(x.values[q]);
-            triangle_row[a] += scaled * static_cast<double>(x.values[p]);
-            bias_row[a] += scaled * bias_value_;
-          }
-          bias_row[bias] += c * bias_value_ * bias_value_;
-          continue;
-        }
+        // The common case (svmlight files, canonical CSR): each earlier entry's
+        // column is below this one's, so its pairs fall in this column's row of
+        // the triangle with no comparison per pair.
+        const bool increasing = strictly_increasing(x.col_indices + first, x.col_indices + last);
         for (std::int64_t p = first; p < last; ++p) {
           const auto a = static_cast<std::size_t>(x.col_indices[p]);
+          double* triangle_row = target + a * (a + 1) / 2;
           const double scaled = c * static_cast<double>(x.values[p]);
-          // Pairs (p, q) with q < p once each; a column repeated within the row
-          // lands on the diagonal from both orders, so it counts twice there.
-          for (std::int64_t q = first; q < p; ++q) {
-            const auto b = static_cast<std::size_t>(x.col_indices[q]);
-            const double product = scaled * static_cast<double>(x.values[q]);
-            if (a > b)
-              target[a * (a + 1) / 2 + b] += product;
-            else if (a < b)
-              target[b * (b + 1) / 2 + a] += product;
-            else
-              target[a * (a + 1) / 2 + a] += 2.0 * product;
+          if (increasing) {
+            for (std::int64_t q = first; q < p; ++q)
+              triangle_row[x.col_indices[q]] += scaled * static_cast<double>(x.values[q]);
+          } else {
+            // Pairs (p, q) with q < p once each; a column repeated within the row
+            // lands on the diagonal from both orders, so it counts twice there.
+            for (std::int64_t q = first; q < p; ++q) {
+              const auto b = static_cast<std::size_t>(x.col_indices[q]);
+              const double product = scaled * static_cast<double>(x.values[q]);
+              if (a > b)
+                triangle_row[b] += product;
+              else if (a < b)
+                target[b * (b + 1) / 2 + a] += product;
+              else
+                triangle_row[a] += 2.0 * product;
+            }
           }
-          target[a * (a + 1) / 2 + a] += scaled * static_cast<double>(x.values[p]);
+          triangle_row[a] += scaled * static_cast<double>(x.values[p]);
           bias_row[a] += scaled * bias_value_;  // the bias's row: bias > a
         }
         bias_row[bias] += c * bias_value_ * bias_value_;
@@ -180,11 +174,6 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
     require(rows == n_rows_, "the chunk source returned fewer rows than it counts");
   }
 
-  // out[j * K + k] = sum_i f_ik x_ij (with `squared`: f_ik x_ij^2), where
-  // `factors(index, chunk, row, f)` writes row i's K factors into f and returns
-  // whether any is non-zero (a row of zeros is skipped). Each thread adds its
-  // contiguous share of each chunk into its own vector; the vectors are added in
-  // thread order.
   // out (`size` entries) = the sum over every chunk's rows of what add(target,
   // chunk, begin, end) adds into `target` for rows [begin, end) of the chunk;
   // next(chunk) runs after each chunk. Each thread adds its contiguous share of

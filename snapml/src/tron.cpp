@@ -321,6 +321,7 @@ class TronCpuSolver final : public Solver {
   bool direct_ = false;                 // whether the Newton steps are solved by Cholesky
   std::vector<double> regulariser_;     // r_j
   std::vector<double> preconditioner_;  // M_j at the last gradient()
+  std::vector<double> line_margins_;    // X p of line_step's direction, kept between iterations
 };
 
 std::vector<double> TronCpuSolver::prepare(ChunkSource& source, Communicator& communicator, SolverState& state) {
@@ -606,7 +607,8 @@ double TronCpuSolver::line_step(std::vector<double>& w, std::vector<double>& mar
                                 const std::vector<double>& p, double slope, double start,
                                 std::vector<double>* step) {
   const std::size_t width = w.size();
-  std::vector<double> u(margins.size());
+  std::vector<double>& u = line_margins_;
+  u.resize(margins.size());
   objective_->margins(p, u);  // the one pass of the line search
   // The penalty 0.5 sum_j r_j (w_j + t p_j)^2 along the line: a quadratic in t,
   // its value and derivatives at t = 0.
