@@ -206,7 +206,7 @@ SNAPML_OMP(parallel for num_threads(team_threads) schedule(static, 1))
     });
     if (team <= 1) return;
     const auto entries = static_cast<std::int64_t>(size);
-SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
+SNAPML_OMP(parallel for num_threads(detail::threads_for(entries, threads_)) schedule(static))
     for (std::int64_t j = 0; j < entries; ++j) {
       double sum = 0.0;
       for (std::size_t t = 0; t < team; ++t) sum += partial_[t * size + static_cast<std::size_t>(j)];

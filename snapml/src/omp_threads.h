@@ -50,6 +50,17 @@ inline constexpr std::int64_t kRowBlock = 256;
 
 inline std::int64_t row_blocks(std::int64_t rows) { return (rows + kRowBlock - 1) / kRowBlock; }
 
+// The threads for a loop of `entries` light iterations (an axpy, a sum of
+// vectors: a few flops and no pass over the data each): one below
+// kParallelEntries, `threads` from there. Such a loop over 65,536 entries takes
+// tens of microseconds on one thread, about what waking a sleeping team costs
+// (the spin count, snapml/threads.h, lets threads sleep soon after a region): a
+// second thread pays only above it. The passes over the data and the loops that
+// evaluate the loss row by row keep their teams.
+inline constexpr std::int64_t kParallelEntries = std::int64_t{1} << 16;
+
+inline int threads_for(std::int64_t entries, int threads) { return entries < kParallelEntries ? 1 : threads; }
+
 inline int thread_index() {
 #if defined(_OPENMP)
   return omp_get_thread_num();

@@ -36,7 +36,7 @@ template <typename Block>
 double blocked_sum(std::int64_t width, int threads, const Block& block) {
   const std::int64_t blocks = (width + kBlock - 1) / kBlock;
   std::vector<double> sums(static_cast<std::size_t>(blocks), 0.0);
-SNAPML_OMP(parallel for num_threads(threads) schedule(static))
+SNAPML_OMP(parallel for num_threads(threads_for(width, threads)) schedule(static))
   for (std::int64_t b = 0; b < blocks; ++b)
     sums[static_cast<std::size_t>(b)] = block(b * kBlock, std::min(width, (b + 1) * kBlock));
   double total = 0.0;

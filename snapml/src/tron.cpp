@@ -62,6 +62,7 @@
 #include "quasi_newton.h"
 #include "tron_objective.h"
 #include "snapml/error.h"
+#include "snapml/losses/primal_terms.h"
 #include "snapml/matrix_operations.h"
 #include "snapml/objectives.h"
 #include "snapml/solver.h"
@@ -169,10 +170,10 @@ class ScalarObjective final : public detail::NewtonObjective {
         const auto k = static_cast<std::size_t>(i);
         detail::LineValues values;
         if (!(costs_[k] > 0.0)) return values;
-        const double z = m[k] + t * u[k];
-        values.value = costs_[k] * loss.loss(targets_[k], z);
-        values.slope = costs_[k] * loss.primal_derivative(targets_[k], z) * u[k];
-        values.curvature = costs_[k] * loss.primal_curvature(targets_[k], z) * u[k] * u[k];
+        const losses::PrimalTerms terms = losses::primal_terms(loss, targets_[k], m[k] + t * u[k]);
+        values.value = costs_[k] * terms.value;
+        values.slope = costs_[k] * terms.derivative * u[k];
+        values.curvature = costs_[k] * terms.curvature * u[k] * u[k];
         return values;
       });
     });
@@ -190,11 +191,11 @@ class ScalarObjective final : public detail::NewtonObjective {
           return 0.0;
         }
         const double y = targets_[k];
-        derivatives_[k] = cost * loss.primal_derivative(y, margins[k]);
-        curvatures_[k] = cost * loss.primal_curvature(y, margins[k]);
+        const losses::PrimalTerms terms = losses::primal_terms(loss, y, margins[k]);
+        derivatives_[k] = cost * terms.derivative;
+        curvatures_[k] = cost * terms.curvature;
         // The paired dual point: alpha_i c(y_i) = -C_i loss'(m_i), c(y) = +-1 or 1.
-        const double alpha = -derivatives_[k] * loss.coefficient(y);
-        return loss.dual_value(y, alpha, cost);
+        return losses::paired_dual_value(loss, y, margins[k], cost, terms);
       });
     });
     operations_.transpose_times(derivatives_.data(), g);
@@ -594,7 +595,7 @@ void TronCpuSolver::lbfgs(FitResult& result, std::vector<double>& w, std::vector
     const auto entries = static_cast<std::int64_t>(width);
     y.swap(g);
     const double dual_sum = gradient(w, margins, g);
-SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
+SNAPML_OMP(parallel for num_threads(detail::threads_for(entries, threads_)) schedule(static))
     for (std::int64_t j = 0; j < entries; ++j) y[j] = g[j] - y[j];
     memory.remember(step, y);
     ++result.epochs;
@@ -629,14 +630,14 @@ double TronCpuSolver::line_step(std::vector<double>& w, std::vector<double>& mar
   const detail::LineStep found = detail::minimise_along_line(phi, f, slope, start);
   if (!(found.t > 0.0)) return 0.0;
   const auto entries = static_cast<std::int64_t>(width);
-SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
+SNAPML_OMP(parallel for num_threads(detail::threads_for(entries, threads_)) schedule(static))
   for (std::int64_t j = 0; j < entries; ++j) {
     const double change = found.t * p[j];
     if (step) (*step)[j] = change;
     w[j] += change;
   }
   const auto rows = static_cast<std::int64_t>(margins.size());
-SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
+SNAPML_OMP(parallel for num_threads(detail::threads_for(rows, threads_)) schedule(static))
   for (std::int64_t i = 0; i < rows; ++i) margins[i] += found.t * u[i];
   f = found.value;
   return found.t;

@@ -9,6 +9,7 @@
 
 #include "snapml/losses/hinge.h"
 #include "snapml/losses/logistic.h"
+#include "snapml/losses/primal_terms.h"
 #include "snapml/losses/squared.h"
 #include "snapml/losses/squared_hinge.h"
 
@@ -151,6 +152,70 @@ TEST(LossValues, PrimalLossesMatchTheirDefinitions) {
   EXPECT_DOUBLE_EQ((SquaredLoss{0.0}.loss(2.0, 0.5)), 2.25);
   EXPECT_DOUBLE_EQ((SquaredLoss{0.5}.loss(2.0, 0.5)), 1.0);
   EXPECT_DOUBLE_EQ((SquaredLoss{0.5}.loss(2.0, 1.75)), 0.0);
+}
+
+// primal_terms and paired_dual_value: the Newton solver's per-row reads.
+constexpr double kTermMargins[] = {0.0, 1e-9, 0.3, -0.3, 1.0, -1.0, 2.5, -4.0, 17.0, -17.0,
+                                   40.0, -40.0, 700.0, -700.0, 800.0, -800.0};
+
+// The logistic's fused form (one exp, one log1p) against long-double evaluations
+// of the definitions, from margin 0 to beyond the overflow of exp: value,
+// derivative and curvature to a few ulps (the members lose the curvature's digits
+// where 1 - sigmoid cancels, m > 15), the paired dual value (the entropy of
+// alpha = C sigmoid(-y m)) to its size or, where its terms cancel (y m << 0), to
+// C eps |m|.
+TEST(LossPrimalTerms, LogisticFusedTermsMatchTheDefinitions) {
+  using Long = long double;
+  for (double y : {1.0, -1.0}) {
+    for (double m : kTermMargins) {
+      const Long u = static_cast<Long>(y) * m;
+      const Long value = u < 0 ? -u + std::log1p(std::exp(u)) : std::log1p(std::exp(-u));
+      const Long s = 1 / (1 + std::exp(u));  // sigmoid(-y m)
+      const Long curvature = std::exp(-std::fabs(u)) / ((1 + std::exp(-std::fabs(u))) * (1 + std::exp(-std::fabs(u))));
+      const PrimalTerms terms = primal_terms(LogisticLoss{}, y, m);
+      auto near = [](double got, Long want) {
+        EXPECT_NEAR(got, static_cast<double>(want), 1e-14 * std::fabs(static_cast<double>(want)) + 1e-300);
+      };
+      near(terms.value, value);
+      near(terms.derivative, -y * s);
+      near(terms.curvature, curvature);
+      for (double C : {1.0, 0.25, 30.0}) {
+        // C times the binary entropy of s: -s log s - (1 - s) log(1 - s).
+        const Long entropy = (s > 0 ? -s * std::log(s) : 0) + (s < 1 ? -(1 - s) * std::log1p(-s) : 0);
+        const auto want = static_cast<double>(C * entropy);
+        EXPECT_NEAR(paired_dual_value(LogisticLoss{}, y, m, C, terms), want,
+                    1e-13 * want + 4e-16 * C * (1.0 + std::fabs(m)))
+            << "y " << y << " m " << m << " C " << C;
+        if (std::fabs(m) < 30.0) {  // where the entropy form of dual_value keeps its digits
+          EXPECT_NEAR(paired_dual_value(LogisticLoss{}, y, m, C, terms),
+                      LogisticLoss{}.dual_value(y, C * static_cast<double>(s), C), 1e-12 * C);
+        }
+      }
+    }
+  }
+}
+
+// The other primal losses read their members: the same values, bit for bit.
+template <typename Loss>
+void expect_terms_are_the_members(const Loss& loss) {
+  for (double y : {1.0, -1.0, 0.7}) {
+    if (Loss::kIsClassification && y != 1.0 && y != -1.0) continue;
+    for (double m : kTermMargins) {
+      const PrimalTerms terms = primal_terms(loss, y, m);
+      EXPECT_EQ(terms.value, loss.loss(y, m));
+      EXPECT_EQ(terms.derivative, loss.primal_derivative(y, m));
+      EXPECT_EQ(terms.curvature, loss.primal_curvature(y, m));
+      const double C = 0.25;
+      const double alpha = -(C * loss.primal_derivative(y, m)) * Loss::coefficient(y);
+      EXPECT_EQ(paired_dual_value(loss, y, m, C, terms), loss.dual_value(y, alpha, C));
+    }
+  }
+}
+
+TEST(LossPrimalTerms, OtherPrimalLossesReadTheirMembers) {
+  expect_terms_are_the_members(SquaredHingeLoss{});
+  expect_terms_are_the_members(SquaredLoss{0.0});
+  expect_terms_are_the_members(SquaredLoss{0.3});
 }
 
 // Cyclic exact steps on a small dense problem: after every single step the dual
