@@ -227,6 +227,15 @@ SNAPML_OMP(parallel for num_threads(detail::threads_for(entries, threads_)) sche
       double* bias_target = target + static_cast<std::size_t>(n_features_) * K;
       for (std::int64_t row = begin; row < end; ++row) {
         if (!factors(offset + row, x, row, f.data())) continue;
+        if (K == 1) {  // the scalar losses' products: no loop over K an entry
+          const double f0 = f[0];
+          for (std::int64_t e = x.row_begin(row); e < x.row_end(row); ++e) {
+            const auto value = static_cast<double>(x.values[e]);
+            target[x.col_indices[e]] += f0 * (squared ? value * value : value);
+          }
+          bias_target[0] += f0 * bias_factor;
+          continue;
+        }
         for (std::int64_t e = x.row_begin(row); e < x.row_end(row); ++e) {
           const auto value = static_cast<double>(x.values[e]);
           const double scale = squared ? value * value : value;

@@ -164,8 +164,8 @@ inline bool step_row(const Loss& loss, const CsrView& x, std::int64_t row, doubl
     }
     add<kAtomic>(v[j], change);
   };
-  double margin = context.bias_value == 0.0 ? 0.0 : context.bias_value * weight(context.bias_index);
-  for (std::int64_t k = begin; k < end; ++k) margin += static_cast<double>(values[k]) * weight(columns[k]);
+  double margin = row_dot_with<double>(x, row, weight);
+  if (context.bias_value != 0.0) margin += context.bias_value * weight(context.bias_index);
   const double old_alpha = alpha;
   if constexpr (losses::is_shrinkable<Loss>::value) {
     if (context.shrink != nullptr) {
