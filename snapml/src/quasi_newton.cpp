@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "interleaved_sums.h"
 #include "omp_threads.h"
 
 namespace snapml::detail {
@@ -19,16 +20,6 @@ LbfgsMemory::LbfgsMemory(std::size_t width, int pairs, int threads)
 namespace {
 
 constexpr std::int64_t kBlock = 4096;  // entries per block of the ordered sums below
-
-// a . b over [begin, end) with four accumulators (vectorisable, in a fixed order).
-double block_dot(const double* a, const double* b, std::int64_t begin, std::int64_t end) {
-  double partial[4] = {0.0, 0.0, 0.0, 0.0};
-  std::int64_t j = begin;
-  for (; j + 4 <= end; j += 4)
-    for (int lane = 0; lane < 4; ++lane) partial[lane] += a[j + lane] * b[j + lane];
-  for (; j < end; ++j) partial[0] += a[j] * b[j];
-  return (partial[0] + partial[1]) + (partial[2] + partial[3]);
-}
 
 // For each block of kBlock entries, `block(begin, end)` returns the block's part
 // of a sum; the parts are added in block order: the same bits for any thread count.
@@ -57,7 +48,7 @@ double sweep(std::vector<double>& out, double factor, double scale, const double
       for (std::int64_t j = begin; j < end; ++j) o[j] = factor * o[j] + scale * x[j];
     else if (factor != 1.0)
       for (std::int64_t j = begin; j < end; ++j) o[j] *= factor;
-    return next == nullptr ? 0.0 : block_dot(next, o, begin, end);
+    return next == nullptr ? 0.0 : interleaved_dot(next, o, begin, end);
   });
 }
 
@@ -65,7 +56,7 @@ double sweep(std::vector<double>& out, double factor, double scale, const double
 
 double LbfgsMemory::dot(const std::vector<double>& a, const std::vector<double>& b) const {
   return blocked_sum(static_cast<std::int64_t>(a.size()), threads_,
-                     [&](std::int64_t begin, std::int64_t end) { return block_dot(a.data(), b.data(), begin, end); });
+                     [&](std::int64_t begin, std::int64_t end) { return interleaved_dot(a.data(), b.data(), begin, end); });
 }
 
 bool LbfgsMemory::remember(const std::vector<double>& s, const std::vector<double>& y) {

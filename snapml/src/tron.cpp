@@ -57,6 +57,7 @@
 #include <vector>
 
 #include "counted_operations.h"
+#include "interleaved_sums.h"
 #include "newton_direct.h"
 #include "omp_threads.h"
 #include "quasi_newton.h"
@@ -71,9 +72,7 @@ namespace snapml {
 namespace {
 
 double dot(const std::vector<double>& a, const std::vector<double>& b) {
-  double sum = 0.0;
-  for (std::size_t j = 0; j < a.size(); ++j) sum += a[j] * b[j];
-  return sum;
+  return detail::interleaved_dot(a.data(), b.data(), 0, static_cast<std::int64_t>(a.size()));
 }
 
 double norm(const std::vector<double>& a) { return std::sqrt(dot(a, a)); }
@@ -392,28 +391,25 @@ int TronCpuSolver::conjugate_gradients(double delta, double forcing, const std::
                                        std::vector<double>& s, std::vector<double>& r) {
   const std::size_t width = g.size();
   const std::vector<double>& m = preconditioner_;
-  // <a, b>_M = sum_j a_j M_j b_j: the trust region's inner product.
-  auto m_dot = [&](const std::vector<double>& a, const std::vector<double>& b) {
-    double sum = 0.0;
-    for (std::size_t j = 0; j < width; ++j) sum += a[j] * m[j] * b[j];
-    return sum;
-  };
   s.assign(width, 0.0);
   r.resize(width);
-  std::vector<double> z(width);
-  for (std::size_t j = 0; j < width; ++j) {
+  std::vector<double> d(width), hd;
+  // The M-norm products of s and d that the boundary test reads, kept up to date
+  // in the sweeps that change s and d (three sweeps over the weights an iteration
+  // besides H d, where recomputing them took seven): <a, b>_M = sum_j a_j M_j b_j.
+  const auto entries = static_cast<std::int64_t>(width);
+  const auto start = detail::interleaved_sums<2>(0, entries, [&](std::int64_t j, double* sum) {
     r[j] = -g[j];
-    z[j] = r[j] / m[j];
-  }
-  std::vector<double> d = z;
-  std::vector<double> hd;
-  double zr = dot(z, r);  // ||r||^2 in M^-1's norm
+    d[j] = r[j] / m[j];
+    sum[0] += d[j] * r[j];
+    sum[1] += d[j] * m[j] * d[j];
+  });
+  double zr = start[0];  // r^T M^-1 r: ||r||^2 in M^-1's norm
+  double dd = start[1];  // ||d||_M^2
+  double ss = 0.0, sd = 0.0;  // ||s||_M^2 and <s, d>_M
   const double stop = forcing * std::sqrt(zr);
   // To the boundary along d: the tau >= 0 with ||s + tau d||_M = delta.
   auto to_boundary = [&]() {
-    const double sd = m_dot(s, d);
-    const double ss = m_dot(s, s);
-    const double dd = m_dot(d, d);
     const double room = delta * delta - ss;
     const double root = std::sqrt(std::max(0.0, sd * sd + dd * room));
     const double tau = sd >= 0.0 ? room / (sd + root) : (root - sd) / dd;
@@ -433,17 +429,25 @@ int TronCpuSolver::conjugate_gradients(double delta, double forcing, const std::
       break;
     }
     const double step = zr / curvature;
-    axpy(step, d, s);
-    if (std::sqrt(m_dot(s, s)) > delta) {
-      axpy(-step, d, s);
+    const double ss_next = ss + step * (2.0 * sd + step * dd);  // ||s + step d||_M^2
+    if (std::sqrt(ss_next) > delta) {
       to_boundary();
       break;
     }
-    axpy(-step, hd, r);
-    for (std::size_t j = 0; j < width; ++j) z[j] = r[j] / m[j];
-    const double zr_next = dot(z, r);
+    const double zr_next = detail::interleaved_sums<1>(0, entries, [&](std::int64_t j, double* sum) {
+      s[j] += step * d[j];
+      r[j] -= step * hd[j];
+      sum[0] += r[j] * r[j] / m[j];
+    })[0];
     const double beta = zr_next / zr;
-    for (std::size_t j = 0; j < width; ++j) d[j] = z[j] + beta * d[j];
+    const auto products = detail::interleaved_sums<2>(0, entries, [&](std::int64_t j, double* sum) {
+      d[j] = r[j] / m[j] + beta * d[j];
+      sum[0] += s[j] * m[j] * d[j];
+      sum[1] += d[j] * m[j] * d[j];
+    });
+    sd = products[0];
+    dd = products[1];
+    ss = ss_next;
     zr = zr_next;
   }
   return iterations;

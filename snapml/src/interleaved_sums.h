@@ -1,0 +1,36 @@
+// Internal: sums over the entries of dense vectors in four interleaved partial
+// sums, for the solvers' vector arithmetic (the Newton solver's conjugate
+// gradients and L-BFGS recursion).
+//
+// Why: a sum kept in one running variable cannot be reordered by the compiler
+// (floating-point addition is not associative), so each entry waits on the
+// previous addition's latency (3 to 4 cycles) even where the products are
+// vectorised; over the 62,061 weights of news20 that was an eighth of a
+// trust-region fit. Four chains overlap, and the order stays fixed
+// ((s0 + s1) + (s2 + s3) after lanes j mod 4): the same bits on every call.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+namespace snapml::detail {
+
+// The K sums over j in [begin, end) of what add(j, sums) adds into sums[0..K).
+template <std::size_t K, typename Add>
+std::array<double, K> interleaved_sums(std::int64_t begin, std::int64_t end, const Add& add) {
+  double lanes[4][K] = {};
+  std::int64_t j = begin;
+  for (; j + 4 <= end; j += 4)
+    for (int lane = 0; lane < 4; ++lane) add(j + lane, lanes[lane]);
+  for (; j < end; ++j) add(j, lanes[0]);
+  std::array<double, K> sums{};
+  for (std::size_t k = 0; k < K; ++k) sums[k] = (lanes[0][k] + lanes[1][k]) + (lanes[2][k] + lanes[3][k]);
+  return sums;
+}
+
+// a . b over [begin, end).
+inline double interleaved_dot(const double* a, const double* b, std::int64_t begin, std::int64_t end) {
+  return interleaved_sums<1>(begin, end, [a, b](std::int64_t j, double* sum) { sum[0] += a[j] * b[j]; })[0];
+}
+
+}  // namespace snapml::detail
