@@ -195,6 +195,27 @@ TEST(LossPrimalTerms, LogisticFusedTermsMatchTheDefinitions) {
   }
 }
 
+// The logistic dual term C log C - a log a - (C - a) log(C - a) against long
+// double, from a near 0 to a near C.
+TEST(LossValues, LogisticDualValueIsTheScaledEntropy) {
+  using Long = long double;
+  for (double C : {1.0, 0.1, 1e-6, 300.0}) {
+    for (double share : {1e-300, 1e-20, 1e-9, 0.01, 0.3, 0.5, 0.77, 1.0 - 1e-9, 1.0 - 1e-15}) {
+      const double alpha = C * share;
+      const Long a = alpha, rest = static_cast<Long>(C) - a;
+      // log(a / C) and log(rest / C), each through log1p where its quotient is near 1.
+      const Long log_a = a <= rest ? std::log(a / C) : std::log1p(-rest / C);
+      const Long log_rest = rest <= a ? std::log(rest / C) : std::log1p(-a / C);
+      const Long want = -a * log_a - (rest > 0 ? rest * log_rest : 0);
+      EXPECT_NEAR(LogisticLoss{}.dual_value(1.0, alpha, C), static_cast<double>(want),
+                  1e-14 * static_cast<double>(want) + 1e-300)
+          << "C " << C << " alpha / C " << share;
+    }
+    EXPECT_EQ(LogisticLoss{}.dual_value(1.0, 0.0, C), 0.0);
+    EXPECT_EQ(LogisticLoss{}.dual_value(-1.0, C, C), 0.0);
+  }
+}
+
 // The other primal losses read their members: the same values, bit for bit.
 template <typename Loss>
 void expect_terms_are_the_members(const Loss& loss) {
