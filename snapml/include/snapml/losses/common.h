@@ -145,6 +145,15 @@ SNAPML_HOST_DEVICE SNAPML_INLINE double svr_step(double y, double beta, double m
   return clamp_to(next, -upper_bound, upper_bound);
 }
 
+// loss(y, m), d/dm loss(y, m) and d2/dm2 loss(y, m) (the generalized second
+// derivative where it jumps) at one margin m: what the primal Newton solver reads
+// of a row (primal_terms.h).
+struct PrimalTerms {
+  double value;
+  double derivative;
+  double curvature;
+};
+
 // x * log(x) with the limit 0 at x = 0.
 SNAPML_HOST_DEVICE SNAPML_INLINE double x_log_x(double x) { return x > 0.0 ? x * std::log(x) : 0.0; }
 

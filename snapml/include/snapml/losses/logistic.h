@@ -43,9 +43,8 @@ struct LogisticLoss {
 
   SNAPML_HOST_DEVICE static double coefficient(double y) { return y; }
   SNAPML_HOST_DEVICE double loss(double y, double margin) const {
-    // log(1 + exp(t)) without overflow for large t = -y*margin.
     const double t = -y * margin;
-    return t > 0.0 ? t + std::log1p(std::exp(-t)) : std::log1p(std::exp(t));
+    return softplus(t, std::exp(-std::fabs(t)));
   }
   // C log C - a log a - (C - a) log(C - a) written as -a log(a / C) - (C - a)
   // log((C - a) / C): C times the entropy of a / C, two logarithms instead of
@@ -90,14 +89,24 @@ struct LogisticLoss {
     }
     return solve_for_alpha ? z : C - z;
   }
-  // The primal Newton solver's derivatives in the margin (contract.h,
-  // is_primal_loss): d/dm loss = -y * sigmoid(-y m), d2/dm2 = sigmoid(m) sigmoid(-m).
-  SNAPML_HOST_DEVICE double primal_derivative(double y, double margin) const {
-    return -y / (1.0 + std::exp(y * margin));
+  // The primal Newton solver's terms (primal_terms.h) from one exp and one log1p,
+  // e = exp(-|t|), t = -y m, which never overflows: loss = max(t, 0) + log1p(e),
+  // sigmoid(t) = 1 / (1 + e) for t > 0 and e / (1 + e) otherwise, d/dm loss =
+  // -y sigmoid(t), and d2/dm2 loss = sigmoid(t) sigmoid(-t) = e / (1 + e)^2
+  // (symmetric in t; exact in both tails, where 1 - sigmoid would cancel).
+  SNAPML_HOST_DEVICE PrimalTerms primal_terms(double y, double margin) const {
+    const double t = -y * margin;
+    const double e = std::exp(-std::fabs(t));
+    const double r = 1.0 / (1.0 + e);
+    const double s = t > 0.0 ? r : e * r;  // sigmoid(t) = sigmoid(-y m)
+    return {softplus(t, e), -y * s, e * r * r};
   }
-  SNAPML_HOST_DEVICE double primal_curvature(double, double margin) const {
-    const double s = 1.0 / (1.0 + std::exp(-margin));
-    return s * (1.0 - s);
+  // The derivatives in the margin (contract.h, is_primal_loss), from primal_terms.
+  SNAPML_HOST_DEVICE double primal_derivative(double y, double margin) const {
+    return primal_terms(y, margin).derivative;
+  }
+  SNAPML_HOST_DEVICE double primal_curvature(double y, double margin) const {
+    return primal_terms(y, margin).curvature;
   }
   // Optimality pairs w with alpha = C * sigmoid(-y*margin), kept inside (0, C).
   SNAPML_HOST_DEVICE double alpha_from_margin(double y, double margin, double C) const {
@@ -105,6 +114,10 @@ struct LogisticLoss {
     const double inset = initial_alpha(C);
     return clamp_to(alpha, inset, C - inset);
   }
+
+ private:
+  // log(1 + e^t) given e = exp(-|t|): max(t, 0) + log1p(e), without overflow.
+  SNAPML_HOST_DEVICE static double softplus(double t, double e) { return (t > 0.0 ? t : 0.0) + std::log1p(e); }
 };
 
 }  // namespace snapml::losses
