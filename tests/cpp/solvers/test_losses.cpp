@@ -117,6 +117,44 @@ TEST(LossStep, LogisticRecoversFromAlphaOnItsBounds) {
   }
 }
 
+// The step's Newton iteration (logistic.h) over sub-problems far outside the
+// draws above: curvature a = sigma q from 1e-6 to 1e8, C from 1e-4 to 1e4, |b|
+// from 1e-4 to 1e3, alpha anywhere in [0, C] including both bounds. With at most
+// 12 Newton steps (the loss allows 100) every step must reach the root: f' in
+// long double changes sign within a few units in the last place of the step, or
+// is below the tolerance there. Newton in z alone needed up to 100 steps on this
+// grid (a start near 0 climbs slowly through the logarithm), in u alone as many
+// where the quadratic rules and the root is far (the exponential descends by
+// about 1 a step).
+TEST(LossStep, LogisticNewtonReachesTheRootOfExtremeSubProblems) {
+  LogisticLoss loss;
+  loss.max_newton_steps = 12;
+  auto derivative = [](long double a, long double b, long double alpha, long double C, long double z) {
+    return a * (z - alpha) + b + std::log(z / (C - z));
+  };
+  int cases = 0;
+  for (double a = 1e-6; a < 1e9; a *= 10.0)
+    for (double C = 1e-4; C < 1e5; C *= 10.0)
+      for (double size = 1e-4; size < 1e4; size *= 10.0)
+        for (double b : {-size, size})
+          for (double share : {0.0, 1e-30, 1e-12, 1e-6, 0.01, 0.3, 0.5, 0.7, 0.99, 1.0 - 1e-9, 1.0}) {
+            const double alpha = share * C;
+            // y = 1, margin = b, sq_norm = a, sigma = 1.
+            const double z = loss.step(1.0, alpha, b, a, C, 1.0);
+            ASSERT_GE(z, 0.0);
+            ASSERT_LE(z, C) << "a=" << a << " C=" << C << " b=" << b << " alpha=" << alpha;
+            const double left = std::nextafter(std::nextafter(z, 0.0), 0.0);
+            const double right = std::nextafter(std::nextafter(z, C), C);
+            const long double at = derivative(a, b, alpha, C, z);
+            const bool brackets = derivative(a, b, alpha, C, left) <= 0.0L && derivative(a, b, alpha, C, right) >= 0.0L;
+            EXPECT_TRUE(brackets || std::fabs(at) <= 1e-9L)
+                << "a=" << a << " C=" << C << " b=" << b << " alpha=" << alpha << " step=" << z
+                << " f'=" << static_cast<double>(at);
+            ++cases;
+          }
+  EXPECT_EQ(cases, 15 * 9 * 16 * 11);
+}
+
 // Per row, C loss(m) - dual_value(a) + a coefficient(y) m >= 0 (Fenchel-Young), with
 // equality at the alpha the optimality conditions pair with m. Summed over rows
 // this is exactly the duality gap, so it ties loss, dual_value and

@@ -5,18 +5,30 @@
 //                - 0.5 * ||sum_i a_i y_i x_i||^2,                0 < a_i < C_i
 //   step    no closed form: minimise over z in (0, C) the 1-D sub-problem
 //             f(z) = 0.5 a (z - alpha)^2 + b (z - alpha) + z log z + (C - z) log(C - z)
-//           with a = sigma'*||x||^2, b = y*margin, by Newton's method as in Yu, Huang
+//           with a = sigma'*||x||^2, b = y*margin, by Newton's method after Yu, Huang
 //           & Lin 2011 ("Dual coordinate descent methods for logistic regression and
-//           maximum entropy models", Machine Learning 85), Algorithm 4.
+//           maximum entropy models", Machine Learning 85), Algorithm 4, in whichever
+//           of two variables makes f' nearer linear.
 //
-// Why the iteration is safe: f'(z) = a(z - alpha) + b + log(z / (C - z)) is
-// increasing, and concave on (0, C/2]. The paper first picks the half that holds
-// the root (the sign of f'(C/2)) and, by the symmetry z <-> C - z, always solves
-// for the coordinate whose root lies in (0, C/2]. There Newton's tangent lies above
-// f', so an iterate left of the root stays left and climbs to it monotonically; an
-// iterate right of it lands left after one step. A step that would leave (0, C)
-// through 0 is replaced by shrinking z tenfold. Solving for the smaller of z and
-// C - z also keeps the logarithm accurate near the bound C.
+// f'(z) = a(z - alpha) + b + log(z / (C - z)) is increasing. As the paper does, the
+// sign of f'(C/2) picks the half that holds the root, and by the symmetry
+// z <-> C - z the step always solves for the coordinate whose root lies in
+// (0, C/2] (which also keeps the logarithm accurate near the bound C). There f' is
+// concave in z, and as a function of the log-odds u = log(z / (C - z)) (z = C
+// sigmoid(u), u <= 0) it is g(u) = a(z(u) - alpha) + b + u, convex. So from any
+// point Newton's step in z lands left of the root (the tangent of a concave
+// function lies above it) and Newton's step in u lands right of it (below a convex
+// one). The paper iterates in z alone, where the logarithm makes the climb from a
+// start near 0 slow (alpha starts at 1e-8: eight steps a row in the first epoch
+// of the click-log benchmark); in u the logarithm is linear. Each step takes the
+// variable whose part of the curvature is larger: g'(u) = 1 + a z (C - z) / C,
+// the 1 the logarithm's and the rest the quadratic's. The points seen bound the
+// root on both sides (f' < 0 left of it, > 0 right of it), and a step that leaves
+// those bounds bisects them in u instead; either step costs one exp or one log.
+// Over a grid of a, b, C and alpha (1e-6 to 1e8, 1e-4 to 1e4, both signs, alpha
+// from 0 to C) this takes 3.2 steps on average and at most 9, against 19 and 100
+// (the step limit) in z alone; on the click log 1.8 in the first epoch (7.8) and
+// 2.0 later (2.5).
 #pragma once
 
 #include <cmath>
@@ -70,24 +82,58 @@ struct LogisticLoss {
     const double a = sigma * sq_norm;
     const double b = y * margin;
     // f'(C/2) >= 0: the root is in (0, C/2], solve for z = alpha. Otherwise for
-    // z = C - alpha, whose sub-problem has b negated.
-    const bool solve_for_alpha = 0.5 * a * (C - 2.0 * alpha) + b >= 0.0;
+    // z = C - alpha, whose sub-problem has b negated (and f'(C/2) its sign).
+    const double at_half = 0.5 * a * (C - 2.0 * alpha) + b;
+    const bool solve_for_alpha = at_half >= 0.0;
     const double sign = solve_for_alpha ? 1.0 : -1.0;
     const double z_old = solve_for_alpha ? alpha : C - alpha;
-    double z = z_old;
-    if (z > 0.5 * C) z *= 0.1;  // start in (0, C/2], where the iteration is monotone
-    const double z_floor = 1e-20 * C;
-    if (z < z_floor) z = z_floor;  // alpha rounded onto a bound: re-enter the interior
-    double gradient = a * (z - z_old) + sign * b + std::log(z / (C - z));
-    if (z == z_old && std::fabs(gradient) <= newton_tolerance) return alpha;  // already optimal
-    for (int k = 0; k < max_newton_steps && std::fabs(gradient) > newton_tolerance; ++k) {
-      const double curvature = a + C / ((C - z) * z);
-      const double next = z - gradient / curvature;
-      if (next == z) break;  // no representable progress left
-      z = next > 0.0 ? next : 0.1 * z;
-      gradient = a * (z - z_old) + sign * b + std::log(z / (C - z));
+    // The point: z, C - z and the log-odds u = log(z / (C - z)), kept together.
+    double z, rest, u, gradient;
+    if (z_old >= 0.5 * C) {  // start at C/2, where f' = |f'(C/2)| >= 0 is known
+      z = rest = 0.5 * C;
+      u = 0.0;
+      gradient = sign * at_half;
+    } else if (z_old > kLowestShare * C) {
+      z = z_old;
+      rest = C - z_old;
+      u = std::log(z / rest);
+      gradient = sign * b + u;
+      if (std::fabs(gradient) <= newton_tolerance) return alpha;  // already optimal
+    } else {  // alpha rounded onto a bound: re-enter the interior
+      u = kLowestLogOdds;
+      set_from_log_odds(u, C, z, rest);
+      gradient = a * (z - z_old) + sign * b + u;
     }
-    return solve_for_alpha ? z : C - z;
+    // The root lies in [lower, upper] (log-odds); f'(C/2) >= 0 gives upper = 0.
+    double lower = -HUGE_VAL, upper = 0.0;
+    for (int k = 0; k < max_newton_steps && std::fabs(gradient) > newton_tolerance; ++k) {
+      if (gradient < 0.0) lower = u; else upper = u;
+      // f'' in u is 1 + spread, spread the quadratic's part: at most 1, the
+      // logarithm rules and Newton goes in u, where it is linear; otherwise the
+      // quadratic rules and Newton goes in z, where it is.
+      const double spread = a * z * rest / C;
+      if (spread <= 1.0) {
+        const double next = u - gradient / (1.0 + spread);
+        if (next == u) break;  // no representable progress left
+        u = next >= lower && next <= upper ? next : 0.5 * (lower + upper);
+        set_from_log_odds(u, C, z, rest);
+      } else {
+        double share = z - gradient / (a + C / (z * rest));
+        if (share == z) break;
+        if (!(share > 0.0)) share = 0.1 * z;  // the step left (0, C) through 0
+        const double next = std::log(share / (C - share));
+        if (next >= lower && next <= upper) {
+          u = next;
+          z = share;
+          rest = C - share;
+        } else {
+          u = 0.5 * (lower + upper);
+          set_from_log_odds(u, C, z, rest);
+        }
+      }
+      gradient = a * (z - z_old) + sign * b + u;
+    }
+    return solve_for_alpha ? z : rest;
   }
   // The primal Newton solver's terms (primal_terms.h) from one exp and one log1p,
   // e = exp(-|t|), t = -y m, which never overflows: loss = max(t, 0) + log1p(e),
@@ -116,6 +162,15 @@ struct LogisticLoss {
   }
 
  private:
+  static constexpr double kLowestShare = 1e-20;
+  static constexpr double kLowestLogOdds = -46.051701859880914;  // log(1e-20)
+  // z = C sigmoid(u) and C - z = C sigmoid(-u) for u <= 0, one exp and one division.
+  SNAPML_HOST_DEVICE static void set_from_log_odds(double u, double C, double& z, double& rest) {
+    const double e = std::exp(u);
+    const double r = 1.0 / (1.0 + e);
+    z = C * e * r;
+    rest = C * r;
+  }
   // log(1 + e^t) given e = exp(-|t|): max(t, 0) + log1p(e), without overflow.
   SNAPML_HOST_DEVICE static double softplus(double t, double e) { return (t > 0.0 ? t : 0.0) + std::log1p(e); }
 };
