@@ -174,19 +174,27 @@ TEST(SdcaCpu, OneThreadWithAFixedSeedIsBitForBitReproducible) {
 
 // A resident source is visited in one permutation over all its rows, so how the
 // rows are cut into chunks does not change a single bit of the result. (Permuting
-// within chunks visited in a fixed order converged several times slower.)
+// within chunks visited in a fixed order converged several times slower.) The
+// chunk sizes straddle the 256-row blocks by which the epoch finds a row's chunk
+// (ResidentRows::chunk_of): many chunks in a block, a boundary inside most blocks,
+// one exactly at each block, a block or two in a chunk.
 TEST(SdcaCpu, ResidentChunkingDoesNotChangeTheResult) {
-  RandomProblemOptions o;
-  o.chunk_rows = 7;  // many short chunks
-  const Dataset chunked = random_problem(o);
-  const Dataset merged = chunked.merged();
-  ASSERT_GT(chunked.n_chunks(), 10u);
-  SolverParameters p = tight(LossKind::Logistic);
-  p.max_epochs = 5;
-  const Fit a = fit(chunked, p), b = fit(merged, p);
-  ASSERT_EQ(a.state.weights.size(), b.state.weights.size());
-  EXPECT_EQ(0, std::memcmp(a.state.weights.data(), b.state.weights.data(), a.state.weights.size() * sizeof(double)));
-  EXPECT_EQ(0, std::memcmp(a.state.alpha.data(), b.state.alpha.data(), a.state.alpha.size() * sizeof(double)));
+  for (std::int64_t chunk_rows : {7, 255, 256, 257, 600}) {
+    RandomProblemOptions o;
+    o.rows = 1500;
+    o.chunk_rows = chunk_rows;
+    const Dataset chunked = random_problem(o);
+    const Dataset merged = chunked.merged();
+    ASSERT_GT(chunked.n_chunks(), 2u);
+    SolverParameters p = tight(LossKind::Logistic);
+    p.max_epochs = 5;
+    const Fit a = fit(chunked, p), b = fit(merged, p);
+    ASSERT_EQ(a.state.weights.size(), b.state.weights.size());
+    EXPECT_EQ(0, std::memcmp(a.state.weights.data(), b.state.weights.data(), a.state.weights.size() * sizeof(double)))
+        << "chunks of " << chunk_rows << " rows";
+    EXPECT_EQ(0, std::memcmp(a.state.alpha.data(), b.state.alpha.data(), a.state.alpha.size() * sizeof(double)))
+        << "chunks of " << chunk_rows << " rows";
+  }
 }
 
 // The gap pass sums blocks of rows on their own and adds the block sums in order
