@@ -342,6 +342,7 @@ Dataset load_binary(const InputFile& input) {
     reserve_huge_pages(c.labels, n_rows);
     reserve_huge_pages(c.col_indices, nnz);
     reserve_huge_pages(c.values, nnz);
+    if (v.weights) reserve_huge_pages(c.weights, n_rows);
     c.row_offsets.assign(v.row_offsets, v.row_offsets + n_rows + 1);
     c.labels.assign(v.labels, v.labels + n_rows);
     if (v.weights) c.weights.assign(v.weights, v.weights + n_rows);

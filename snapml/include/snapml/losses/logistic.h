@@ -121,11 +121,12 @@ struct LogisticLoss {
         double share = z - gradient / (a + C / (z * rest));
         if (share == z) break;
         if (!(share > 0.0)) share = 0.1 * z;  // the step left (0, C) through 0
-        const double next = std::log(share / (C - share));
+        const double share_rest = C - share;
+        const double next = std::log(share / share_rest);
         if (next >= lower && next <= upper) {
           u = next;
           z = share;
-          rest = C - share;
+          rest = share_rest;
         } else {
           u = 0.5 * (lower + upper);
           set_from_log_odds(u, C, z, rest);
