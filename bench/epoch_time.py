@@ -3,14 +3,18 @@
 builds' runs alternating so that a change in the machine's load touches all of
 them. Prints the fastest and the median over --repeat runs of each build.
 
-An epoch's time is read from --history (the gap pass included); the first epoch,
-which carries the one-off passes, is left out. --ibm PYTHON adds IBM snapml's
-SDCA (LogisticRegression(dual=True) in that interpreter, with -c and -n of --args)
-as a peer in the same alternation: its epoch is the difference of a 4- and a
-16-epoch fit over 12 (ibm_epoch_time.py).
+An epoch's time is read from --history (the gap passes included): the seconds
+between the first certificate at or after epoch LOW of --span and the last one,
+over the epochs between them, so that the one-off work of a fit (the first
+passes, the first epoch) is left out and the certificates are charged as a long
+fit pays them. --ibm PYTHON adds IBM snapml's SDCA (LogisticRegression(dual=True)
+in that interpreter, with -c and -n of --args) as a peer in the same alternation,
+over the same span: its epoch is the difference of a LOW- and a HIGH-epoch fit
+over HIGH - LOW (ibm_epoch_time.py). --span 1 with --max-iter N charges every
+epoch but the first, as this script did before --span.
 
     python3 bench/epoch_time.py --data train.snap --builds build /tmp/old-build \\
-        --args "-s 7 -c 0.1 -n 2 --max-iter 6 -e 1e-12"
+        --args "-s 7 -c 0.1 -n 2 --max-iter 16 -e 1e-12" --span 4 16
 """
 
 import argparse
@@ -23,34 +27,29 @@ import sys
 import tempfile
 
 
-def epoch_steps(history):
-    """Seconds per epoch between consecutive records of a snap-train --history file.
-
-    The first record, which carries the one-off passes, only starts the count. A
-    record is a certificate, which may follow several epochs (a shrunk fit's)."""
+def seconds_per_epoch(history, low):
+    """Seconds per epoch from a snap-train --history file: from its first record at
+    or after epoch `low` to its last. A record is a certificate, taken after the
+    epochs the certificate schedule names (a shrunk fit's may follow several)."""
     with open(history) as f:
         rows = [(int(row["epoch"]), float(row["seconds"])) for row in csv.DictReader(f)]
-    steps = [(t1 - t0) / (e1 - e0) for (e0, t0), (e1, t1) in zip(rows, rows[1:])]
-    if not steps:
-        sys.exit("need at least 2 records (--max-iter 2 or more, and a tolerance no run reaches)")
-    return steps
-
-
-def seconds_per_epoch(history):
-    steps = epoch_steps(history)
-    return sum(steps) / len(steps)
+    start = next((r for r in rows if r[0] >= low), None)
+    if start is None or rows[-1][0] <= start[0]:
+        sys.exit(f"need a record at or after epoch {low} and a later one (records at epochs "
+                 f"{[r[0] for r in rows]}): raise --max-iter, use a tolerance no run reaches")
+    return (rows[-1][1] - start[1]) / (rows[-1][0] - start[0])
 
 
 IBM = "IBM snapml"
 
 
-def ibm_seconds_per_epoch(python, data, snap_train_args):
+def ibm_seconds_per_epoch(python, data, snap_train_args, low, high):
     """IBM snapml's epoch with the cost (-c, default 1) and threads (-n, default 1)
-    of the snap-train options."""
+    of the snap-train options, from a `low`- and a `high`-epoch fit."""
     options = shlex.split(snap_train_args)
     value = {flag: options[i + 1] for i, flag in enumerate(options[:-1]) if flag in ("-c", "-n")}
     script = pathlib.Path(__file__).with_name("ibm_epoch_time.py")
-    command = [python, str(script), data, value.get("-c", "1"), value.get("-n", "1"), "4", "16"]
+    command = [python, str(script), data, value.get("-c", "1"), value.get("-n", "1"), str(low), str(high)]
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         sys.exit(f"{' '.join(command)} failed ({result.returncode}): {result.stderr}")
@@ -61,8 +60,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", required=True, help="a .snap or svmlight file")
     parser.add_argument("--builds", nargs="+", default=["build"], help="CMake build folders with snap-train")
-    parser.add_argument("--args", default="-s 7 -c 0.1 -n 2 --max-iter 6 -e 1e-12",
+    parser.add_argument("--args", default="-s 7 -c 0.1 -n 2 --max-iter 16 -e 1e-12",
                         help="snap-train options (default: %(default)s)")
+    parser.add_argument("--span", nargs=2, type=int, default=[4, 16], metavar=("LOW", "HIGH"),
+                        help="epochs timed: from the certificate at LOW to the last (snap-train), a LOW- "
+                             "and a HIGH-epoch fit (IBM snapml); HIGH should be --max-iter (default 4 16)")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--ibm", metavar="PYTHON", help="a Python with IBM snapml: time its epoch too")
     args = parser.parse_args()
@@ -80,12 +82,12 @@ def main():
                 result = subprocess.run(command, capture_output=True, text=True)
                 if result.returncode != 0:
                     sys.exit(f"{' '.join(command)} failed ({result.returncode}): {result.stderr}")
-                times[build].append(seconds_per_epoch(history))
+                times[build].append(seconds_per_epoch(history, args.span[0]))
                 print(f"run {repeat + 1} {build}: {times[build][-1]:.3f} s/epoch", flush=True)
             if args.ibm:
-                times[IBM].append(ibm_seconds_per_epoch(args.ibm, args.data, args.args))
+                times[IBM].append(ibm_seconds_per_epoch(args.ibm, args.data, args.args, *args.span))
                 print(f"run {repeat + 1} {IBM}: {times[IBM][-1]:.3f} s/epoch", flush=True)
-    print(f"\nsnap-train {args.args} {args.data}")
+    print(f"\nsnap-train {args.args} {args.data}, epochs {args.span[0]} to {args.span[1]}")
     print("| build or peer | fastest s/epoch | median s/epoch |")
     print("|---|---:|---:|")
     for build, values in times.items():

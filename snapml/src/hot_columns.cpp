@@ -4,6 +4,8 @@
 #include <limits>
 #include <numeric>
 
+#include "omp_threads.h"
+
 namespace snapml::detail {
 
 HotColumns::HotColumns(const std::vector<std::uint32_t>& counts, std::int64_t n_rows, bool with_intercept) {
@@ -37,6 +39,45 @@ void count_columns(const CsrView& x, std::vector<std::uint32_t>& counts) {
     std::uint32_t& count = counts[static_cast<std::size_t>(x.col_indices[k])];
     if (count != std::numeric_limits<std::uint32_t>::max()) ++count;
   }
+}
+
+ColumnCounter::ColumnCounter(std::size_t columns, std::int64_t epoch_nnz, int threads) {
+  // Arrays beyond the first: (team - 1) * columns counts, within epoch_nnz.
+  const auto width = static_cast<std::int64_t>(std::max<std::size_t>(columns, 1));
+  const std::int64_t team = std::clamp<std::int64_t>(1 + epoch_nnz / width, 1, std::max(threads, 1));
+  counts_.resize(static_cast<std::size_t>(team));
+  counts_.front().assign(columns, 0);
+}
+
+void ColumnCounter::add(const CsrView& x) {
+  const auto team = static_cast<std::int64_t>(counts_.size());
+  if (team == 1 || x.n_rows < team * kRowBlock) {
+    count_columns(x, counts_.front());
+    return;
+  }
+SNAPML_OMP(parallel for num_threads(static_cast<int>(team)) schedule(static, 1))
+  for (std::int64_t t = 0; t < team; ++t) {
+    std::vector<std::uint32_t>& own = counts_[static_cast<std::size_t>(t)];
+    if (own.size() != counts_.front().size()) own.assign(counts_.front().size(), 0);  // first touch by its thread
+    CsrView share = x;
+    const std::int64_t begin = x.n_rows * t / team, end = x.n_rows * (t + 1) / team;
+    share.row_offsets = x.row_offsets + begin;
+    share.n_rows = end - begin;
+    count_columns(share, own);
+  }
+}
+
+std::vector<std::uint32_t> ColumnCounter::take() {
+  std::vector<std::uint32_t> total = std::move(counts_.front());
+  for (std::size_t t = 1; t < counts_.size(); ++t) {
+    const std::vector<std::uint32_t>& own = counts_[t];
+    for (std::size_t j = 0; j < own.size(); ++j) {
+      const std::uint64_t sum = std::uint64_t{total[j]} + own[j];
+      total[j] = static_cast<std::uint32_t>(std::min<std::uint64_t>(sum, std::numeric_limits<std::uint32_t>::max()));
+    }
+  }
+  counts_.clear();
+  return total;
 }
 
 }  // namespace snapml::detail

@@ -56,6 +56,23 @@ class HotColumns {
 // saturating at 2^32 - 1 (4 bytes a column while the solver prepares).
 void count_columns(const CsrView& x, std::vector<std::uint32_t>& counts);
 
+// count_columns over a team: each thread counts its share of a chunk's rows into
+// its own array, summed when asked (integer sums: the same counts for any thread
+// count). A serial count is a random increment per non-zero into an array of the
+// width of w, which on the click log took as long as half an epoch's pass; a
+// thread's own array costs 4 bytes a column, so threads share the work only
+// while their arrays together stay within the data's own column indices.
+class ColumnCounter {
+ public:
+  ColumnCounter(std::size_t columns, std::int64_t epoch_nnz, int threads);
+  void add(const CsrView& x);
+  // The counts (size `columns`); the counter is spent.
+  std::vector<std::uint32_t> take();
+
+ private:
+  std::vector<std::vector<std::uint32_t>> counts_;  // one array per thread
+};
+
 // One thread's changes to the hot columns' weights not yet in the shared vector.
 struct PendingUpdates {
   static constexpr int kFlushRows = 64;

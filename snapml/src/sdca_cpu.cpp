@@ -367,9 +367,9 @@ void SdcaCpuSolver::prepare(ChunkSource& source, Communicator& communicator) {
   });
   // With threads, how many rows have each column: the hot ones (hot_columns.h),
   // which the shared w keeps pending and whose presence the Auto rule asks.
-  std::vector<std::uint32_t> column_counts(
-      threads_ > 1 && parameters_.thread_updates != ThreadUpdates::Replicas ? static_cast<std::size_t>(n_features_) + 1 : 0,
-      0);
+  const bool counts_columns = threads_ > 1 && parameters_.thread_updates != ThreadUpdates::Replicas;
+  detail::ColumnCounter column_counter(counts_columns ? static_cast<std::size_t>(n_features_) + 1 : 0, source.nnz(),
+                                       threads_);
   // The row-indexed arrays an epoch reads at random (snapml/huge_pages.h).
   const auto rows = static_cast<std::size_t>(source.n_rows());
   reserve_huge_pages(squared_norms_, rows);
@@ -380,7 +380,7 @@ void SdcaCpuSolver::prepare(ChunkSource& source, Communicator& communicator) {
   while (source.next(x)) {
     const std::size_t base = squared_norms_.size();
     chunk_first_.push_back(chunk_first_.back() + x.n_rows);
-    if (!column_counts.empty()) detail::count_columns(x, column_counts);
+    if (counts_columns) column_counter.add(x);
     squared_norms_.resize(base + static_cast<std::size_t>(x.n_rows));
     double* norms = squared_norms_.data() + base;
 SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
@@ -388,7 +388,7 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
   }
   n_rows_ = static_cast<std::int64_t>(squared_norms_.size());
   const bool with_intercept = parameters_.intercept_scaling != 0.0;
-  hot_ = column_counts.empty() ? detail::HotColumns() : detail::HotColumns(column_counts, n_rows_, with_intercept);
+  hot_ = counts_columns ? detail::HotColumns(column_counter.take(), n_rows_, with_intercept) : detail::HotColumns();
   ReplicaProblem problem;
   problem.epoch_nnz = source.nnz();
   problem.n_features = n_features_;

@@ -58,4 +58,34 @@ TEST(HotColumns, CountsEveryRowsColumns) {
   EXPECT_EQ(counts, (std::vector<std::uint32_t>{1, 0, 2, 0}));
 }
 
+TEST(ColumnCounter, ATeamCountsWhatOneThreadCounts) {
+  // 3,000 rows over 40 columns (1,000 rows a chunk), column j in about 1 / (j + 1) of them.
+  std::vector<snapml::CsrChunk> chunks(3);
+  std::uint64_t state = 7;
+  for (snapml::CsrChunk& chunk : chunks) {
+    for (int row = 0; row < 1000; ++row) {
+      std::vector<std::int32_t> columns;
+      for (std::int32_t j = 0; j < 40; ++j) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        if ((state >> 33) % static_cast<std::uint64_t>(j + 1) == 0) columns.push_back(j);
+      }
+      const std::vector<float> values(columns.size(), 1.0f);
+      chunk.add_row(1.0, columns.data(), values.data(), static_cast<std::int64_t>(columns.size()));
+    }
+  }
+  const snapml::Dataset data(std::move(chunks), 40);
+  std::vector<std::uint32_t> serial(41, 0);
+  for (std::size_t c = 0; c < data.n_chunks(); ++c) snapml::detail::count_columns(data.view(c), serial);
+  EXPECT_EQ(serial[0], 3000u);
+  for (const int threads : {1, 2, 3, 8}) {
+    snapml::detail::ColumnCounter counter(41, data.nnz(), threads);
+    for (std::size_t c = 0; c < data.n_chunks(); ++c) counter.add(data.view(c));
+    EXPECT_EQ(counter.take(), serial) << threads << " threads";
+  }
+  // Too wide for a team's arrays (41 columns, 41 non-zeros): one array, same counts.
+  snapml::detail::ColumnCounter narrow(41, 41, 8);
+  for (std::size_t c = 0; c < data.n_chunks(); ++c) narrow.add(data.view(c));
+  EXPECT_EQ(narrow.take(), serial);
+}
+
 }  // namespace
