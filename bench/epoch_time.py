@@ -10,8 +10,8 @@ passes, the first epoch) is left out and the certificates are charged as a long
 fit pays them. --ibm PYTHON adds IBM snapml's SDCA (LogisticRegression(dual=True)
 in that interpreter, with -c and -n of --args) as a peer in the same alternation,
 over the same span: its epoch is the difference of a LOW- and a HIGH-epoch fit
-over HIGH - LOW (ibm_epoch_time.py). --span 1 with --max-iter N charges every
-epoch but the first, as this script did before --span.
+over HIGH - LOW (ibm_epoch_time.py). snap-train's last certificate must be at
+HIGH: --max-iter HIGH and a tolerance no run reaches.
 
     python3 bench/epoch_time.py --data train.snap --builds build /tmp/old-build \\
         --args "-s 7 -c 0.1 -n 2 --max-iter 16 -e 1e-12" --span 4 16
@@ -27,16 +27,17 @@ import sys
 import tempfile
 
 
-def seconds_per_epoch(history, low):
+def seconds_per_epoch(history, low, high):
     """Seconds per epoch from a snap-train --history file: from its first record at
-    or after epoch `low` to its last. A record is a certificate, taken after the
-    epochs the certificate schedule names (a shrunk fit's may follow several)."""
+    or after epoch `low` to its last, which must be at `high`. A record is a
+    certificate, taken after the epochs the certificate schedule names (a shrunk
+    fit's may follow several)."""
     with open(history) as f:
         rows = [(int(row["epoch"]), float(row["seconds"])) for row in csv.DictReader(f)]
     start = next((r for r in rows if r[0] >= low), None)
-    if start is None or rows[-1][0] <= start[0]:
-        sys.exit(f"need a record at or after epoch {low} and a later one (records at epochs "
-                 f"{[r[0] for r in rows]}): raise --max-iter, use a tolerance no run reaches")
+    if start is None or rows[-1][0] != high or start[0] >= high:
+        sys.exit(f"need a record at or after epoch {low} and the last at epoch {high} (records at epochs "
+                 f"{[r[0] for r in rows]}): --max-iter {high} and a tolerance no run reaches")
     return (rows[-1][1] - start[1]) / (rows[-1][0] - start[0])
 
 
@@ -63,8 +64,8 @@ def main():
     parser.add_argument("--args", default="-s 7 -c 0.1 -n 2 --max-iter 16 -e 1e-12",
                         help="snap-train options (default: %(default)s)")
     parser.add_argument("--span", nargs=2, type=int, default=[4, 16], metavar=("LOW", "HIGH"),
-                        help="epochs timed: from the certificate at LOW to the last (snap-train), a LOW- "
-                             "and a HIGH-epoch fit (IBM snapml); HIGH should be --max-iter (default 4 16)")
+                        help="epochs timed: from the certificate at LOW to the last, at HIGH = --max-iter "
+                             "(snap-train), a LOW- and a HIGH-epoch fit (IBM snapml) (default 4 16)")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--ibm", metavar="PYTHON", help="a Python with IBM snapml: time its epoch too")
     args = parser.parse_args()
@@ -82,7 +83,7 @@ def main():
                 result = subprocess.run(command, capture_output=True, text=True)
                 if result.returncode != 0:
                     sys.exit(f"{' '.join(command)} failed ({result.returncode}): {result.stderr}")
-                times[build].append(seconds_per_epoch(history, args.span[0]))
+                times[build].append(seconds_per_epoch(history, *args.span))
                 print(f"run {repeat + 1} {build}: {times[build][-1]:.3f} s/epoch", flush=True)
             if args.ibm:
                 times[IBM].append(ibm_seconds_per_epoch(args.ibm, args.data, args.args, *args.span))

@@ -7,8 +7,8 @@ settings, bench/criteo/peer_worker.py) for EPOCHS_LOW and for EPOCHS_HIGH epochs
 on the data already in memory (after a 1-epoch fit that pays the library's
 one-off start), with a tolerance no fit reaches, and prints
 (t_high - t_low) / (EPOCHS_HIGH - EPOCHS_LOW): the time of an epoch with the
-one-off work of a fit (copying the data in, the first pass) taken out, as
-epoch_time.py leaves out snap-train's first epoch.
+one-off work of a fit (copying the data in, the first pass) taken out, over
+the same epochs epoch_time.py times snap-train.
 """
 import os
 import sys

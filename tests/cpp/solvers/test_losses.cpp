@@ -3,10 +3,12 @@
 // sigma' >= 1), Fenchel-Young for the primal/dual pair, and dual ascent step by step.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
 
+#include "snapml/dual_start.h"
 #include "snapml/losses/hinge.h"
 #include "snapml/losses/logistic.h"
 #include "snapml/losses/primal_terms.h"
@@ -113,6 +115,22 @@ TEST(LossStep, LogisticRecoversFromAlphaOnItsBounds) {
       EXPECT_GT(step, 0.0);
       EXPECT_LT(step, 1.0);
       EXPECT_NEAR(step, best, 1e-6);
+    }
+  }
+}
+
+// The cold start is alpha = 0, where w(alpha) = 0 needs no pass over the data;
+// a start from weights pairs alpha with the margin, kept inside (0, C) by
+// min(1e-3 C, 1e-8) however large the margin (dual_start.h).
+TEST(LossStart, LogisticStartsColdAtZeroAndFromWeightsInsideTheInterval) {
+  const LogisticLoss loss;
+  for (double C : {1e-9, 1.0, 1e4}) {
+    EXPECT_EQ(snapml::starting_alpha(loss, snapml::StartFrom::Cold, 0.0, 0.0, 1.0, C), 0.0);
+    const double inset = std::min(1e-3 * C, 1e-8);
+    for (double margin : {-1e3, 1e3}) {
+      const double alpha = snapml::starting_alpha(loss, snapml::StartFrom::Weights, 0.0, margin, 1.0, C);
+      EXPECT_GE(alpha, inset) << C << " " << margin;
+      EXPECT_LE(alpha, C - inset) << C << " " << margin;
     }
   }
 }
