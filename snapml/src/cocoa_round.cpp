@@ -9,14 +9,14 @@
 
 namespace snapml {
 
-void add_local_change(const double* v, const double* w, std::size_t size, double sigma, double* change) {
+double add_local_change(const double* v, const double* w, std::size_t size, double sigma, double* change) {
   double own_square = 0.0;
   for (std::size_t j = 0; j < size; ++j) {
     const double dw = (v[j] - w[j]) / sigma;
     change[j] += dw;
     own_square += dw * dw;
   }
-  change[size] += own_square;
+  return own_square;
 }
 
 FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, int workers,
@@ -37,29 +37,49 @@ FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, in
   communicator.allreduce_sum(&rows, 1);
   CertificateSchedule schedule(parameters.tol, rows, parameters.C, parameters.max_epochs);
 
-  while (result.epochs < parameters.max_epochs) {
+  // A round: every worker's local work from v_k = w, then the merge (Lemma 3's
+  // gamma and the next sigma', cocoa.h).
+  auto round = [&](const auto& local_work) {
     const double sigma = aggregation.sigma();
     if (workers > 1) backend.begin_round();
-    for (int h = 0; h < local_epochs && result.epochs < parameters.max_epochs; ++h) {
-      const std::int64_t visited = backend.epoch(result.epochs, sigma, schedule.newton_tolerance(result.epochs));
-      result.rows_visited += visited;
-      visited_since_gap += visited;
+    local_work(sigma);
+    if (workers == 1) return;
+    ++result.rounds;
+    const std::size_t size = backend.weight_count();
+    change.assign(size + 1, 0.0);
+    backend.local_change(sigma, change.data());
+    communicator.allreduce_sum(change.data(), change.size());
+    double square_of_sum = 0.0;
+    for (std::size_t j = 0; j < size; ++j) square_of_sum += change[j] * change[j];
+    // Every rank applies the same gamma, so w stays identical on all of them
+    // and w = w(alpha) holds with alpha scaled alike.
+    const double gamma = aggregation.accept(change[size], square_of_sum);
+    backend.apply_change(gamma, change.data());
+    if (gamma < 1.0) backend.scale_alpha(gamma);
+  };
+  auto count = [&](std::int64_t visited) {
+    result.rows_visited += visited;
+    visited_since_gap += visited;
+  };
+  // Several rounds an epoch (each on its share of the epoch's rows) where the
+  // backend asks for them; with H local epochs a round spans H epochs instead.
+  const int parts = workers > 1 && local_epochs == 1 ? std::max(backend.rounds_per_epoch(), 1) : 1;
+
+  while (result.epochs < parameters.max_epochs) {
+    if (parts > 1) {
+      const double newton_tolerance = schedule.newton_tolerance(result.epochs);
+      for (int part = 0; part < parts; ++part)
+        round([&](double sigma) { count(backend.epoch(result.epochs, part, sigma, newton_tolerance)); });
       ++result.epochs;
+    } else {
+      round([&](double sigma) {
+        for (int h = 0; h < local_epochs && result.epochs < parameters.max_epochs; ++h) {
+          count(backend.epoch(result.epochs, 0, sigma, schedule.newton_tolerance(result.epochs)));
+          ++result.epochs;
+        }
+      });
     }
-    if (workers > 1) {
-      const std::size_t size = backend.weight_count();
-      change.assign(size + 1, 0.0);
-      backend.local_change(sigma, change.data());
-      communicator.allreduce_sum(change.data(), change.size());
-      double square_of_sum = 0.0;
-      for (std::size_t j = 0; j < size; ++j) square_of_sum += change[j] * change[j];
-      // Every rank applies the same gamma, so w stays identical on all of them
-      // and w = w(alpha) holds with alpha scaled alike.
-      const double gamma = aggregation.accept(change[size], square_of_sum);
-      backend.apply_change(gamma, change.data());
-      if (gamma < 1.0) backend.scale_alpha(gamma);
-    }
-    // Between rounds w = w(alpha) holds on every rank: alpha is a valid start.
+    // After every round w = w(alpha) holds on every rank: alpha is a valid start.
     if (parameters.on_progress)
       parameters.on_progress(result.epochs, [&backend] {
         SolverState state;

@@ -8,6 +8,8 @@
 //     sigma' ||x_i||^2 and adds sigma' delta coefficient(y_i) x_i to v_k);
 //   w += gamma * allreduce_sum(sum_k dw_k),  dw_k = (v_k - w) / sigma';
 //   alpha = alpha_start + gamma (alpha - alpha_start) when gamma < 1;
+// or, where the backend asks for several rounds an epoch, the same round on each
+// share of one epoch's rows in turn (one permutation cut into parts);
 // then, after the epochs that certificate_schedule.h names, the certificate: the
 // partial sums of sum_i C_i loss and of the dual values reduced over ranks,
 // combined with ||w||^2 (objectives.h). With K = 1, v is w itself and a round is
@@ -47,9 +49,14 @@ class RoundBackend {
   // Only with several workers in all: remember alpha at the round's start
   // (scale_alpha goes back towards it); every worker's v is w already.
   virtual void begin_round() = 0;
+  // How many rounds an epoch takes (with several workers and one local epoch a
+  // round): each round's workers visit one share of the epoch's rows. The same on
+  // every rank (each round is one allreduce).
+  virtual int rounds_per_epoch() const { return 1; }
   // One local epoch of every worker of this process with CoCoA+'s sigma' and the
-  // logistic step's Newton tolerance; returns the rows it visited.
-  virtual std::int64_t epoch(int epoch_index, double sigma, double newton_tolerance) = 0;
+  // logistic step's Newton tolerance, or its share `part` of rounds_per_epoch()
+  // (the shares of one epoch visit every row once); returns the rows it visited.
+  virtual std::int64_t epoch(int epoch_index, int part, double sigma, double newton_tolerance) = 0;
   // Only with several workers: adds sum_k dw_k over this process's workers into
   // change[0, weight_count()) and sum_k ||dw_k||^2 into change[weight_count()].
   virtual void local_change(double sigma, double* change) = 0;
@@ -71,8 +78,9 @@ class RoundBackend {
 };
 
 // For RoundBackend::local_change: adds dw = (v - w) / sigma' (`size` entries) into
-// change[0, size) and ||dw||^2 into change[size].
-void add_local_change(const double* v, const double* w, std::size_t size, double sigma, double* change);
+// change[0, size) and returns ||dw||^2 (which local_change adds into change[size];
+// a backend may take w's columns in parts).
+double add_local_change(const double* v, const double* w, std::size_t size, double sigma, double* change);
 
 // Runs rounds until the duality gap meets parameters.tol or parameters.max_epochs
 // local epochs are done (counting from parameters.first_epoch); calls

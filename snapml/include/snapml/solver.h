@@ -138,6 +138,9 @@ struct FitResult {
   // The CPU SDCA solver with several threads: the replicas of w they stepped on
   // (one per thread; snapml/thread_updates.h), 0 when they shared one w.
   int replicas = 0;
+  // CoCoA+ rounds (merges of the workers' changes; snapml/cocoa_round.h) with
+  // several workers, 0 with one.
+  int rounds = 0;
   // The primal solver: passes over this rank's rows its products made (a
   // gradient is two, X w and X^T d; snapml/src/counted_operations.h); 0 from the
   // others.

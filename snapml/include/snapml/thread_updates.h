@@ -9,15 +9,16 @@
 // categorical values) two threads were no faster than one.
 //
 // Replicas: each thread works on its own copy of w, on the rows it claims in
-// this epoch (blocks of a fresh permutation, so the partition changes every
-// epoch), with plain loads and stores; at the epoch's end the copies' changes are
-// added into w by the CoCoA+ round (snapml/cocoa_round.h) with the thread as a
-// worker: sigma' adapted to the measured overlap of the threads' changes keeps
-// the dual non-decreasing and w = w(alpha), so the duality gap still certifies.
-// This is SySCD's replication with dynamic re-partitioning (Ioannou,
-// Mendler-Dunner & Parnell, NeurIPS 2019, arXiv 1911.07722, sections 3.2-3.3).
-// It costs a copy of w per thread, the merge once an epoch, and epochs where
-// the threads' changes overlap (sigma' > 1 shortens every step).
+// this round (blocks of a fresh permutation, so the partition changes every
+// epoch), with plain loads and stores; after each half of the epoch
+// (kReplicaRoundsPerEpoch) the copies' changes are added into w by the CoCoA+
+// round (snapml/cocoa_round.h) with the thread as a worker: sigma' adapted to the
+// measured overlap of the threads' changes keeps the dual non-decreasing and
+// w = w(alpha), so the duality gap still certifies. This is SySCD's replication
+// with dynamic re-partitioning (Ioannou, Mendler-Dunner & Parnell, NeurIPS 2019,
+// arXiv 1911.07722, sections 3.2-3.3). It costs a copy of w per thread, the
+// merges, and epochs where the threads' changes overlap (sigma' > 1 shortens
+// every step).
 #pragma once
 
 #include <cstdint>
@@ -53,6 +54,17 @@ ThreadUpdates thread_updates_from_name(const std::string& name);
 //    visit few rows, gain more from shrinking).
 inline constexpr std::int64_t kReplicaMinWeights = std::int64_t{1} << 17;
 inline constexpr std::int64_t kReplicaNnzPerWeight = 4;
+
+// Replicas merge twice an epoch (one rank, rows in memory): the epoch's
+// permutation is cut in two halves, each a CoCoA+ round. On the click log at two
+// threads an epoch's first round measured rho 1.33-1.41 against 1.10-1.16 for the
+// later rounds of the same permutation, and the adaptive sigma' (cocoa.h) follows
+// the last rho: merged once an epoch, every round is a first round. Two rounds an
+// epoch took the relative gap after 8 epochs from 1.2-1.5e-3 to 0.72-0.79e-3 (3
+// and 4 rounds: 0.72 and 0.65-0.68e-3, for one and two more merges an epoch; each
+// merge a few passes over w and its copies, up to 0.009 s an epoch there:
+// docs/benchmarks/criteo.md, "2026-11-24 (third)").
+inline constexpr int kReplicaRoundsPerEpoch = 2;
 
 // What the rule looks at, from the solver's first pass.
 struct ReplicaProblem {

@@ -22,12 +22,16 @@ class ScriptedBackend final : public RoundBackend {
   std::vector<double> gammas_scaled;
   std::vector<int> certified_before;  // next_epoch of each objective pass
   int rounds_begun = 0;
+  int parts = 1;  // rounds an epoch the backend asks for
+  std::vector<int> parts_seen;
 
   std::int64_t n_rows() const override { return rows; }
   std::size_t weight_count() const override { return 2; }
   void begin_round() override { ++rounds_begun; }
-  std::int64_t epoch(int epoch_index, double sigma, double) override {
+  int rounds_per_epoch() const override { return parts; }
+  std::int64_t epoch(int epoch_index, int part, double sigma, double) override {
     epochs_seen.push_back(epoch_index);
+    parts_seen.push_back(part);
     sigmas_seen.push_back(sigma);
     return visited_per_epoch;
   }
@@ -127,6 +131,40 @@ TEST(CocoaRound, SeveralWorkersShortenARoundWhoseOverlapExceedsSigma) {
   EXPECT_EQ(backend.gammas_scaled, (std::vector<double>{1.25 / 2.0}));
   // Several workers: a certificate after every round.
   EXPECT_EQ(backend.certified_before, (std::vector<int>{2, 4, 6}));
+}
+
+TEST(CocoaRound, SeveralRoundsAnEpochMergeAfterEachShareAndCountTheEpochOnce) {
+  ScriptedBackend backend;
+  backend.parts = 2;
+  backend.visited_per_epoch = 5;  // each share visits half the rows
+  // Rounds 1-2 (epoch 0): rho 1, then rho 2 > 1.25 (gamma 0.625); rounds 3-4 (epoch 1): rho 1.
+  backend.changes = {{1.0, 0.0, 1.0}, {1.0, 1.0, 1.0}, {0.0, 1.0, 1.0}, {1.0, 0.0, 1.0}};
+  SolverParameters parameters;
+  parameters.tol = 1e-9;
+  parameters.max_epochs = 2;
+  std::vector<int> progress_epochs;
+  parameters.on_progress = [&](int epochs, const std::function<SolverState()>&) { progress_epochs.push_back(epochs); };
+  LocalCommunicator local;
+  const FitResult result = run_cocoa_rounds(backend, local, 2, parameters, std::chrono::steady_clock::now());
+  EXPECT_EQ(result.epochs, 2);
+  EXPECT_EQ(result.rows_visited, 20);
+  EXPECT_EQ(result.rounds, 4);
+  EXPECT_EQ(backend.rounds_begun, 4);
+  EXPECT_EQ(backend.epochs_seen, (std::vector<int>{0, 0, 1, 1}));
+  EXPECT_EQ(backend.parts_seen, (std::vector<int>{0, 1, 0, 1}));
+  EXPECT_EQ(backend.sigmas_seen, (std::vector<double>{2.0, 1.25, 2.0, 1.25}));
+  EXPECT_EQ(backend.gammas_applied, (std::vector<double>{1.0, 1.25 / 2.0, 1.0, 1.0}));
+  EXPECT_EQ(backend.gammas_scaled, (std::vector<double>{1.25 / 2.0}));
+  EXPECT_EQ(progress_epochs, (std::vector<int>{1, 2}));  // once an epoch, after its last share
+  // With H local epochs a round spans them all: one share an epoch.
+  ScriptedBackend spanning;
+  spanning.parts = 2;
+  spanning.changes = backend.changes;
+  parameters.local_epochs = 2;
+  parameters.on_progress = nullptr;
+  run_cocoa_rounds(spanning, local, 2, parameters, std::chrono::steady_clock::now());
+  EXPECT_EQ(spanning.parts_seen, (std::vector<int>{0, 0}));
+  EXPECT_EQ(spanning.rounds_begun, 1);
 }
 
 }  // namespace

@@ -409,6 +409,10 @@ TEST(SdcaCpu, ReplicasReachTheOneThreadOptimumWithTheCertificate) {
         const Fit many = fit(data, p);
         ASSERT_TRUE(many.result.converged) << what;
         EXPECT_EQ(many.result.replicas, threads) << what;
+        // Two rounds an epoch (kReplicaRoundsPerEpoch), whose halves of the
+        // epoch's permutation visit every row once.
+        EXPECT_EQ(many.result.rounds, kReplicaRoundsPerEpoch * many.result.epochs) << what;
+        EXPECT_EQ(many.result.rows_visited, std::int64_t{many.result.epochs} * data.n_rows()) << what;
         const double p1 = one.result.history.back().primal, pk = many.result.history.back().primal;
         EXPECT_NEAR(p1, pk, 2e-6 * p1) << what;
         EXPECT_LE(many.result.history.back().gap, p.tol * pk) << what;
@@ -538,6 +542,9 @@ void expect_cocoa_matches_single_process(LossKind loss, const std::vector<std::i
   for (const Fit& other : fits) {  // every rank holds the same w and history
     EXPECT_EQ(other.state.weights, fits[0].state.weights);
     EXPECT_EQ(other.result.epochs, result.epochs);
+    // Under several ranks a round is H epochs (each an allreduce of w's size):
+    // a rank's replicas do not merge twice an epoch as one rank's do.
+    EXPECT_EQ(other.result.rounds, (result.epochs + local_epochs - 1) / local_epochs);
   }
   // The global P(w) the ranks agreed on is the single-process P of that w.
   InMemorySource whole(data);
