@@ -69,4 +69,13 @@ inline int thread_index() {
 #endif
 }
 
+// The threads of the enclosing parallel region (1 outside one).
+inline int team_size() {
+#if defined(_OPENMP)
+  return omp_get_num_threads();
+#else
+  return 1;
+#endif
+}
+
 }  // namespace snapml::detail
