@@ -118,7 +118,7 @@ class SdcaGpuSolver final : public Solver, private RoundBackend {
   std::int64_t n_rows() const override;
   std::size_t weight_count() const override { return static_cast<std::size_t>(n_features_) + 1; }
   void begin_round() override;
-  std::int64_t epoch(int epoch_index, int part, double sigma, double newton_tolerance) override;
+  std::int64_t epoch(int epoch_index, EpochShare share, double sigma, double newton_tolerance) override;
   void local_change(double sigma, double* change) override;
   void apply_change(double gamma, const double* change) override;
   void scale_alpha(double gamma) override;
@@ -383,7 +383,8 @@ void SdcaGpuSolver::begin_round() {
   }
 }
 
-std::int64_t SdcaGpuSolver::epoch(int epoch_index, int, double sigma, double newton_tolerance) {
+std::int64_t SdcaGpuSolver::epoch(int epoch_index, EpochShare share, double sigma, double newton_tolerance) {
+  require(share.parts == 1, "the GPU solver runs whole epochs (rounds_per_epoch is 1)");
   const LossSetup loss{parameters_.loss, parameters_.epsilon, newton_tolerance};
   for (auto& worker : workers_) epoch(*worker, loss, sigma, epoch_index);  // all devices at once
   return n_rows();

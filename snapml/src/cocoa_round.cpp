@@ -69,12 +69,12 @@ FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, in
     if (parts > 1) {
       const double newton_tolerance = schedule.newton_tolerance(result.epochs);
       for (int part = 0; part < parts; ++part)
-        round([&](double sigma) { count(backend.epoch(result.epochs, part, sigma, newton_tolerance)); });
+        round([&](double sigma) { count(backend.epoch(result.epochs, {part, parts}, sigma, newton_tolerance)); });
       ++result.epochs;
     } else {
       round([&](double sigma) {
         for (int h = 0; h < local_epochs && result.epochs < parameters.max_epochs; ++h) {
-          count(backend.epoch(result.epochs, 0, sigma, schedule.newton_tolerance(result.epochs)));
+          count(backend.epoch(result.epochs, EpochShare{}, sigma, schedule.newton_tolerance(result.epochs)));
           ++result.epochs;
         }
       });

@@ -275,7 +275,7 @@ class SdcaCpuSolver final : public Solver, private RoundBackend {
   std::size_t weight_count() const override { return weights_.size(); }
   void begin_round() override;
   int rounds_per_epoch() const override;
-  std::int64_t epoch(int epoch_index, int part, double sigma, double newton_tolerance) override;
+  std::int64_t epoch(int epoch_index, EpochShare share, double sigma, double newton_tolerance) override;
   void local_change(double sigma, double* change) override;
   void apply_change(double gamma, const double* change) override;
   void scale_alpha(double gamma) override;
@@ -283,9 +283,9 @@ class SdcaCpuSolver final : public Solver, private RoundBackend {
   double squared_weight_norm() override;
   std::vector<double> copy_alpha() override { return alpha_; }
 
-  // One pass, or its share `part` of rounds_per_epoch(); returns the rows it visited.
+  // One pass, or the share of it the driver names; returns the rows it visited.
   template <typename Loss>
-  std::int64_t epoch_of(const Loss& loss, double* local_weights, double sigma, int part);
+  std::int64_t epoch_of(const Loss& loss, double* local_weights, double sigma, EpochShare share);
   // The rows order[0, n) of `rows` on the team: one thread, the shared vector
   // (PASSCoDe) or the replicas.
   template <typename Loss>
@@ -441,7 +441,7 @@ void SdcaCpuSolver::initialise(ChunkSource& source, Communicator& communicator, 
 }
 
 template <typename Loss>
-std::int64_t SdcaCpuSolver::epoch_of(const Loss& loss, double* local_weights, double sigma, int part) {
+std::int64_t SdcaCpuSolver::epoch_of(const Loss& loss, double* local_weights, double sigma, EpochShare share) {
   ChunkSource& source = *source_;
   StepContext context{targets_, local_weights, n_features_, parameters_.intercept_scaling, sigma,
                       hot_.empty() ? nullptr : &hot_};
@@ -451,13 +451,12 @@ std::int64_t SdcaCpuSolver::epoch_of(const Loss& loss, double* local_weights, do
     // in a fresh random order: with every row in, the permutation of all rows;
     // with several rounds an epoch, each visits its part of that one order.
     const auto n = static_cast<std::int64_t>(active_.size());
-    if (part == 0) {
+    if (share.part == 0) {
       order_.assign(active_.begin(), active_.end());
       detail::shuffle(order_.data(), n, random_);
     }
-    const int parts = rounds_per_epoch();
-    const std::int64_t begin = n * part / parts;
-    const std::int64_t end = n * (part + 1) / parts;
+    const std::int64_t begin = n * share.part / share.parts;
+    const std::int64_t end = n * (share.part + 1) / share.parts;
     ShrinkBounds bounds{pg_max_old_, pg_min_old_};
     StepContext step = context;
     // Shrinking judges a whole pass (replicas, whose epochs have parts, never shrink).
@@ -467,6 +466,7 @@ std::int64_t SdcaCpuSolver::epoch_of(const Loss& loss, double* local_weights, do
     if (step.shrink != nullptr) after_shrinking_pass(total.pg_max, total.pg_min);
     return end - begin;
   }
+  require(share.parts == 1, "a streamed epoch is not cut into shares (rounds_per_epoch is 1 for it)");
   // Streamed: a fresh chunk order each epoch where the source can take one
   // (StreamedBinarySource reads its chunks at any offset), and the rows of a
   // sliding window of chunks mixed (window_steps); chunk_first_ places each
@@ -604,12 +604,12 @@ int SdcaCpuSolver::rounds_per_epoch() const {
   return replicas_ > 0 && ranks_ == 1 && !resident_.chunks.empty() ? kReplicaRoundsPerEpoch : 1;
 }
 
-std::int64_t SdcaCpuSolver::epoch(int, int part, double sigma, double newton_tolerance) {
+std::int64_t SdcaCpuSolver::epoch(int, EpochShare share, double sigma, double newton_tolerance) {
   // One worker: w itself. Several: this rank's copy, or with replicas the first
   // one (what a team of one steps on; a larger team gives each thread its own).
   double* v = local_.empty() ? weights_.data() : local_.front().data();
   return with_loss(parameters_.loss, parameters_.epsilon, newton_tolerance,
-                   [&](const auto& loss) { return epoch_of(loss, v, sigma, part); });
+                   [&](const auto& loss) { return epoch_of(loss, v, sigma, share); });
 }
 
 void SdcaCpuSolver::begin_round() {

@@ -33,6 +33,13 @@
 
 namespace snapml {
 
+// Which rows an epoch call visits: share `part` of `parts` equal shares of the
+// epoch's one permutation (the whole epoch when parts is 1).
+struct EpochShare {
+  int part = 0;
+  int parts = 1;
+};
+
 // One process's share of a CoCoA+ fit: its workers (one for the CPU solver's
 // threads, one per device for the GPU solver), their rows, dual variables and
 // copies of w. `weight_count()` is n_features + 1 (the intercept's weight last).
@@ -49,14 +56,15 @@ class RoundBackend {
   // Only with several workers in all: remember alpha at the round's start
   // (scale_alpha goes back towards it); every worker's v is w already.
   virtual void begin_round() = 0;
-  // How many rounds an epoch takes (with several workers and one local epoch a
-  // round): each round's workers visit one share of the epoch's rows. The same on
-  // every rank (each round is one allreduce).
+  // How many rounds an epoch should take: each round's workers then visit one
+  // share of the epoch's rows. The same on every rank (each round is one
+  // allreduce). The driver asks for shares only with several workers and one
+  // local epoch a round; otherwise every call is a whole epoch.
   virtual int rounds_per_epoch() const { return 1; }
   // One local epoch of every worker of this process with CoCoA+'s sigma' and the
-  // logistic step's Newton tolerance, or its share `part` of rounds_per_epoch()
-  // (the shares of one epoch visit every row once); returns the rows it visited.
-  virtual std::int64_t epoch(int epoch_index, int part, double sigma, double newton_tolerance) = 0;
+  // logistic step's Newton tolerance, or the share of it the driver names (the
+  // shares of one epoch visit every row once); returns the rows it visited.
+  virtual std::int64_t epoch(int epoch_index, EpochShare share, double sigma, double newton_tolerance) = 0;
   // Only with several workers: adds sum_k dw_k over this process's workers into
   // change[0, weight_count()) and sum_k ||dw_k||^2 into change[weight_count()].
   virtual void local_change(double sigma, double* change) = 0;

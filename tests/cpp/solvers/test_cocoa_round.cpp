@@ -24,14 +24,16 @@ class ScriptedBackend final : public RoundBackend {
   int rounds_begun = 0;
   int parts = 1;  // rounds an epoch the backend asks for
   std::vector<int> parts_seen;
+  std::vector<int> shares_seen;  // the share count of each call
 
   std::int64_t n_rows() const override { return rows; }
   std::size_t weight_count() const override { return 2; }
   void begin_round() override { ++rounds_begun; }
   int rounds_per_epoch() const override { return parts; }
-  std::int64_t epoch(int epoch_index, int part, double sigma, double) override {
+  std::int64_t epoch(int epoch_index, EpochShare share, double sigma, double) override {
     epochs_seen.push_back(epoch_index);
-    parts_seen.push_back(part);
+    parts_seen.push_back(share.part);
+    shares_seen.push_back(share.parts);
     sigmas_seen.push_back(sigma);
     return visited_per_epoch;
   }
@@ -152,6 +154,7 @@ TEST(CocoaRound, SeveralRoundsAnEpochMergeAfterEachShareAndCountTheEpochOnce) {
   EXPECT_EQ(backend.rounds_begun, 4);
   EXPECT_EQ(backend.epochs_seen, (std::vector<int>{0, 0, 1, 1}));
   EXPECT_EQ(backend.parts_seen, (std::vector<int>{0, 1, 0, 1}));
+  EXPECT_EQ(backend.shares_seen, (std::vector<int>{2, 2, 2, 2}));
   EXPECT_EQ(backend.sigmas_seen, (std::vector<double>{2.0, 1.25, 2.0, 1.25}));
   EXPECT_EQ(backend.gammas_applied, (std::vector<double>{1.0, 1.25 / 2.0, 1.0, 1.0}));
   EXPECT_EQ(backend.gammas_scaled, (std::vector<double>{1.25 / 2.0}));
@@ -164,6 +167,7 @@ TEST(CocoaRound, SeveralRoundsAnEpochMergeAfterEachShareAndCountTheEpochOnce) {
   parameters.on_progress = nullptr;
   run_cocoa_rounds(spanning, local, 2, parameters, std::chrono::steady_clock::now());
   EXPECT_EQ(spanning.parts_seen, (std::vector<int>{0, 0}));
+  EXPECT_EQ(spanning.shares_seen, (std::vector<int>{1, 1}));  // whole epochs
   EXPECT_EQ(spanning.rounds_begun, 1);
 }
 

@@ -429,6 +429,26 @@ TEST(SdcaCpu, ReplicasReachTheOneThreadOptimumWithTheCertificate) {
   }
 }
 
+// H local epochs a round (--local-epochs) in one process: the rounds span them
+// and every epoch is whole, so every row is still visited once an epoch.
+TEST(SdcaCpu, ReplicasWithSeveralLocalEpochsVisitWholeEpochs) {
+  RandomProblemOptions o;
+  o.rows = 1000;
+  const Dataset data = random_problem(o);
+  SolverParameters p = tight(LossKind::Logistic);
+  p.tol = 1e-6;
+  const double optimum = fit(data, p).result.history.back().primal;
+  p.threads = 2;
+  p.thread_updates = ThreadUpdates::Replicas;
+  p.local_epochs = 2;
+  const Fit many = fit(data, p);
+  ASSERT_TRUE(many.result.converged);
+  EXPECT_EQ(many.result.rounds, (many.result.epochs + 1) / 2);
+  EXPECT_EQ(many.result.rows_visited, std::int64_t{many.result.epochs} * data.n_rows());
+  EXPECT_NEAR(many.result.history.back().primal, optimum, 2e-6 * optimum);
+  expect_weights_of_alpha(data, p, many, "local epochs 2");
+}
+
 TEST(SdcaCpu, AutoTakesReplicasOnlyForALargeSkewedProblem) {
   ReplicaProblem click_log;  // the generated click log of docs/benchmarks/threads.md
   click_log.epoch_nnz = 30766368;
