@@ -17,7 +17,10 @@ void CertificateSchedule::record(int epochs_done, const Objectives& objectives) 
     const double delta = std::sqrt(8.0 * kStepShareOfTarget * tol_ * primal / (rows_ * cost_));
     floor_ = std::isfinite(delta) ? std::max(kNewtonToleranceFloor, delta) : kNewtonToleranceFloor;
   }
-  int skip = 1;
+  // A gap that did not fall (the hinge's at several threads rises and falls by
+  // tens of per cent from one certificate to the next) predicts nothing: half the
+  // last skip, so that one rise does not cost a certificate after every epoch.
+  int skip = std::max(1, skip_ / 2);
   // k epochs more at the rate of the last two certificates: gap * q^k = tol.
   if (last_epoch_ >= 0 && epochs_done > last_epoch_ && relative_gap > tol_ && relative_gap < last_gap_ &&
       relative_gap > 0.0) {
@@ -29,6 +32,7 @@ void CertificateSchedule::record(int epochs_done, const Objectives& objectives) 
   }
   last_epoch_ = epochs_done;
   last_gap_ = relative_gap;
+  skip_ = skip;
   next_ = epochs_done + skip;
 }
 

@@ -6,6 +6,7 @@
 
 #include "snapml/certificate_schedule.h"
 #include "snapml/cocoa.h"
+#include "snapml/losses/dispatch.h"
 
 namespace snapml {
 
@@ -18,6 +19,10 @@ double add_local_change(const double* v, const double* w, std::size_t size, doub
   }
   return own_square;
 }
+
+namespace {
+constexpr double kAverageWithin = 2.0;
+}  // namespace
 
 FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, int workers,
                            const SolverParameters& parameters, std::chrono::steady_clock::time_point started) {
@@ -64,6 +69,24 @@ FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, in
   // Several rounds an epoch (each on its share of the epoch's rows) where the
   // backend asks for them; with H local epochs a round spans H epochs instead.
   const int parts = workers > 1 && local_epochs == 1 ? std::max(backend.rounds_per_epoch(), 1) : 1;
+  // A non-smooth loss: the average of the iterates after every round too
+  // (IterateAverage), certified beside the last iterate; where every rank's
+  // backend keeps one (each certificate of the average is a reduction).
+  bool averaging = loss_is_non_smooth(parameters.loss);
+  if (averaging) {
+    double without = backend.keeps_average() ? 0.0 : 1.0;
+    communicator.allreduce_sum(&without, 1);
+    averaging = without == 0.0;
+  }
+  int averaged = 0;  // rounds in the average
+  auto certify = [&] {
+    ObjectiveSums sums = backend.objective_sums(result.epochs);
+    double partial[2] = {sums.loss, sums.dual};
+    communicator.allreduce_sum(partial, 2);
+    sums.loss = partial[0];
+    sums.dual = partial[1];
+    return combine(sums, backend.squared_weight_norm());
+  };
 
   while (result.epochs < parameters.max_epochs) {
     if (parts > 1) {
@@ -86,18 +109,37 @@ FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, in
         state.alpha = backend.copy_alpha();
         return state;
       });
+    if (averaging) backend.add_to_average(IterateAverage::weight(++averaged));
 
     if (!schedule.due(result.epochs)) continue;
     if (workers == 1 && visited_since_gap < backend.n_rows() && result.epochs < parameters.max_epochs) continue;
     visited_since_gap = 0;
-    ObjectiveSums sums = backend.objective_sums(result.epochs);
-    double partial[2] = {sums.loss, sums.dual};
-    communicator.allreduce_sum(partial, 2);
-    sums.loss = partial[0];
-    sums.dual = partial[1];
-    const Objectives objectives = combine(sums, backend.squared_weight_norm());
+    Objectives objectives = certify();
+    // The average: the pair with the smaller primal objective is the fit's
+    // result (the same on every rank: reduced sums), certified by the larger
+    // dual value of the two (weak duality: any feasible alpha's D bounds P*
+    // from below, so P(w) - max D bounds P(w) - P*). The dual rises epoch after
+    // epoch and the average's lags behind it; its primal is the better one. Its
+    // pass is taken where it can end the fit: at the last epoch, or where the
+    // iterate's gap is within kAverageWithin of the target (the average's
+    // primal never takes the gap below P* - D, about half of the iterate's).
+    bool on_average = false;
+    const bool ending = result.epochs >= parameters.max_epochs ||
+                        objectives.gap <= kAverageWithin * parameters.tol * objectives.primal;
+    if (averaging && averaged > 1 && ending) {
+      backend.swap_average();
+      const Objectives average = certify();
+      on_average = average.primal < objectives.primal;
+      if (!on_average) backend.swap_average();
+      objectives.primal = std::min(objectives.primal, average.primal);
+      objectives.dual = std::max(objectives.dual, average.dual);
+      objectives.gap = objectives.primal - objectives.dual;
+    }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    if (record_round(result, objectives, seconds, parameters)) break;
+    result.averaged = on_average;
+    if (record_round(result, objectives, seconds, parameters) || result.epochs >= parameters.max_epochs) break;
+    if (on_average) backend.swap_average();  // the iterate goes on
+    result.averaged = false;
     schedule.record(result.epochs, objectives);
   }
   return result;

@@ -61,6 +61,20 @@ inline constexpr std::int64_t kParallelEntries = std::int64_t{1} << 16;
 
 inline int threads_for(std::int64_t entries, int threads) { return entries < kParallelEntries ? 1 : threads; }
 
+// A double another thread may write at the same time, read or written whole
+// (relaxed atomics: plain moves on x86; `omp atomic` without OpenMP is a plain access).
+inline double atomic_read(const double& value) {
+  double result;
+SNAPML_OMP(atomic read)
+  result = value;
+  return result;
+}
+
+inline void atomic_write(double& target, double value) {
+SNAPML_OMP(atomic write)
+  target = value;
+}
+
 inline int thread_index() {
 #if defined(_OPENMP)
   return omp_get_thread_num();

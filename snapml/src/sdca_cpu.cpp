@@ -15,7 +15,8 @@
 // threads claim blocks of the permutation in turn, and either all of them read
 // and update the shared vector with atomic adds: PASSCoDe-Atomic (Hsieh, Yu &
 // Dhillon, ICML 2015), which keeps the invariant exactly while reads may be
-// stale; or each updates its own replica of w, merged as CoCoA+ workers at the
+// stale (a small w through a copy per thread, thread_copies.h); or each updates
+// its own replica of w, merged as CoCoA+ workers at the
 // epoch's end (SySCD; snapml/thread_updates.h says which and why). One thread
 // uses plain loads and stores and, with a fixed seed, is bit-for-bit
 // reproducible.
@@ -55,6 +56,7 @@
 #include "snapml/solver.h"
 #include "snapml/thread_updates.h"
 #include "stream_window.h"
+#include "thread_copies.h"
 
 namespace snapml {
 namespace {
@@ -65,16 +67,8 @@ using detail::SplitMix64;
 
 template <bool kAtomic>
 inline double load(const double& value) {
-  if constexpr (kAtomic) {
-    double result;
-#if defined(_OPENMP)
-#pragma omp atomic read
-#endif
-    result = value;
-    return result;
-  } else {
-    return value;
-  }
+  if constexpr (kAtomic) return detail::atomic_read(value);
+  return value;
 }
 
 template <bool kAtomic>
@@ -282,6 +276,12 @@ class SdcaCpuSolver final : public Solver, private RoundBackend {
   ObjectiveSums objective_sums(int next_epoch) override;
   double squared_weight_norm() override;
   std::vector<double> copy_alpha() override { return alpha_; }
+  // The average of a non-smooth loss's iterates (cocoa_round.h), for rows in
+  // memory only: 8 bytes a row more, and its own margin bounds (16) when the
+  // iterate has them; a streamed fit keeps to the 16 bytes a row its budget counts.
+  bool keeps_average() const override { return !resident_.chunks.empty(); }
+  void add_to_average(double weight) override;
+  void swap_average() override;
 
   // One pass, or the share of it the driver names; returns the rows it visited.
   template <typename Loss>
@@ -336,7 +336,13 @@ class SdcaCpuSolver final : public Solver, private RoundBackend {
   // The gap pass of a hinge-type loss skips the rows whose loss it can prove 0
   // (objectives.h, MarginBounds): 16 bytes a row, so only with a resident source.
   std::unique_ptr<MarginBounds> bounds_;
+  // The averaged iterate (add_to_average) and the bounds of its margins.
+  std::vector<double> alpha_average_;
+  std::vector<double> weights_average_;
+  std::unique_ptr<MarginBounds> average_bounds_;
   detail::HotColumns hot_;  // with several threads only
+  // A small w shared by several threads (thread_copies.h), else null.
+  std::unique_ptr<detail::ThreadCopies> copies_;
   SplitMix64 random_{0};
 };
 
@@ -397,6 +403,12 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
   problem.shrinks = shrinks;
   replicas_ = use_replicas(parameters_.thread_updates, threads_, problem) ? threads_ : 0;
   if (replicas_ > 0) hot_ = detail::HotColumns();  // every column is a replica's
+  const std::size_t weights = static_cast<std::size_t>(n_features_) + 1;
+  copies_.reset();
+  if (replicas_ == 0 && detail::ThreadCopies::fits(weights, threads_)) {
+    copies_ = std::make_unique<detail::ThreadCopies>(weights, threads_);
+    hot_ = detail::HotColumns();  // every column is in the copies
+  }
   require(resident_.chunks.empty() || resident_.first.back() == n_rows_,
           "the chunk source's chunk(i) views hold " + std::to_string(resident_.first.empty() ? 0 : resident_.first.back()) +
               " rows but next() returned " + std::to_string(n_rows_));
@@ -528,6 +540,28 @@ void SdcaCpuSolver::update_rows(const Loss& loss, const ResidentRows& rows, cons
   if (team <= 1) {
     update_resident_rows<Loss, false>(loss, rows, order, n, 0, n, alpha_.data(), squared_norms_.data(), step,
                                       total, left_out);
+    return;
+  }
+  if (replicas_ == 0 && copies_) {
+    // A small w: a copy per thread, published every few rows (thread_copies.h).
+    double* const base = step.local_weights;
+SNAPML_OMP(parallel num_threads(team))
+    {
+      detail::ThreadCopies::Copy copy(*copies_, detail::thread_index(), base);
+      StepContext own = step;
+      own.local_weights = copy.weights();
+      own.prefetched_weights = nullptr;  // a small w stays in cache (prefetch.h)
+      own.hot = nullptr;
+      update_in_blocks(n, own, total, [&](std::int64_t begin, std::int64_t end, ThreadPass& pass) {
+        for (std::int64_t first = begin; first < end; first += detail::ThreadCopies::kPublishRows) {
+          update_resident_rows<Loss, false>(loss, rows, order, n, first,
+                                            std::min(end, first + detail::ThreadCopies::kPublishRows),
+                                            alpha_.data(), squared_norms_.data(), own, pass, left_out);
+          copy.publish(base);
+        }
+      });
+    }
+    copies_->fold(base);
     return;
   }
   if (replicas_ == 0) {
@@ -668,6 +702,31 @@ void SdcaCpuSolver::scale_alpha(double gamma) {
   for (std::size_t i = 0; i < alpha_.size(); ++i) alpha_[i] = round_alpha_[i] + gamma * (alpha_[i] - round_alpha_[i]);
 }
 
+void SdcaCpuSolver::add_to_average(double weight) {
+  if (weight >= 1.0) {
+    alpha_average_ = alpha_;
+    weights_average_ = weights_;
+    if (bounds_) average_bounds_ = std::make_unique<MarginBounds>(squared_norms_.data(), squared_norms_.size());
+    return;
+  }
+  // average += weight (iterate - average): alpha's and w's alike (w_avg = w(alpha_avg)).
+  auto mix = [weight](std::vector<double>& average, const std::vector<double>& iterate, int threads) {
+    const auto size = static_cast<std::int64_t>(average.size());
+    double* const a = average.data();
+    const double* const x = iterate.data();
+SNAPML_OMP(parallel for num_threads(detail::threads_for(size, threads)) schedule(static))
+    for (std::int64_t i = 0; i < size; ++i) a[i] += weight * (x[i] - a[i]);
+  };
+  mix(alpha_average_, alpha_, threads_);
+  mix(weights_average_, weights_, threads_);
+}
+
+void SdcaCpuSolver::swap_average() {
+  alpha_.swap(alpha_average_);
+  weights_.swap(weights_average_);
+  bounds_.swap(average_bounds_);
+}
+
 ObjectiveSums SdcaCpuSolver::objective_sums(int) {
   if (bounds_) bounds_->moved_to(weights_.data(), weights_.size());
   return snapml::objective_sums(*source_, parameters_, weights_.data(), n_features_, alpha_.data(), threads_,
@@ -705,7 +764,10 @@ FitResult SdcaCpuSolver::fit(ChunkSource& source, Communicator& communicator, So
   std::vector<double>().swap(squared_norms_);
   decltype(local_)().swap(local_);
   std::vector<double>().swap(round_alpha_);
+  std::vector<double>().swap(alpha_average_);
+  std::vector<double>().swap(weights_average_);
   bounds_.reset();
+  average_bounds_.reset();
   source_ = nullptr;
   return result;
 }

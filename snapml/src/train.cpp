@@ -416,9 +416,10 @@ TrainResult train(ChunkSource& source, Communicator& communicator, const TrainPa
   worst.skewed_columns = true;
   const bool replicas_possible =
       p.penalty == Penalty::L2 && !p.use_gpu && use_replicas(p.thread_updates, threads, worst);
+  const bool averaged = p.penalty == Penalty::L2 && !p.use_gpu && loss_is_non_smooth(p.loss);
   check_feature_memory(summary.n_features,
                        fit_bytes_per_feature(p.penalty, weight_rows, running,
-                                             replicas_possible ? static_cast<std::size_t>(threads) : 0),
+                                             replicas_possible ? static_cast<std::size_t>(threads) : 0, averaged),
                        p.max_memory);
   if (p.warm_start) apply_warm_start(*p.warm_start, summary, p, problems);
   const std::unique_ptr<TrainCheckpoint> checkpoint =

@@ -12,7 +12,8 @@
 // kMaxSkip and at most as many epochs as the fit has run): when the prediction
 // holds, a fit stops at most one epoch after the gap met tol, and the number of
 // certificates grows with log k instead of k. A gap that did not fall (noise, or
-// a CoCoA+ round with gamma < 1) gives no prediction: the next epoch certifies.
+// a CoCoA+ round with gamma < 1) gives no prediction: the next certificate comes
+// after half the last skip (after every epoch while the gap stays flat).
 // The fit's last epoch (max_epochs) always certifies. Skipping never changes
 // what is certified: the certificate that stops the fit is exact.
 //
@@ -58,6 +59,7 @@ class CertificateSchedule {
   int next_ = 0;  // the next epoch count that certifies; 0: any
   int last_epoch_ = -1;
   double last_gap_ = 0.0;
+  int skip_ = 1;  // the last skip
   double floor_ = kNewtonToleranceFloor;
 };
 

@@ -83,6 +83,35 @@ class RoundBackend {
   // A copy of this process's alpha, one per row in the source's order: what a
   // checkpoint saves (SolverParameters::on_progress).
   virtual std::vector<double> copy_alpha() = 0;
+
+  // The averaged iterate of a non-smooth loss (IterateAverage below). A backend
+  // that keeps one holds a second alpha and w: (alpha_avg, w_avg) =
+  // (1 - weight) (alpha_avg, w_avg) + weight (alpha, w), weight 1 starting it, and
+  // swap_average() exchanges the two pairs, so that objective_sums and
+  // squared_weight_norm measure the average and a fit can end on it. One that does
+  // not (the default) certifies its last iterate only.
+  virtual bool keeps_average() const { return false; }
+  virtual void add_to_average(double /*weight*/) {}
+  virtual void swap_average() {}
+};
+
+// Averaging of a non-smooth loss's dual iterates (the hinge: losses/common.h,
+// is_non_smooth). Its coordinate steps converge sublinearly and the last iterate
+// wanders around the optimum: on a9a (hinge, C = 1, one thread) its primal
+// objective after 42 epochs was 11591 and after 63 11465 (the optimum 11434),
+// its test accuracy 84.61 % and 84.87 %. SDCA's guarantee for Lipschitz losses is
+// for an average of the iterates (Shalev-Shwartz & Zhang, JMLR 2013, Theorem 2);
+// polynomial-decay averaging (Shamir & Zhang, ICML 2013) keeps one running
+// average that weighs the recent iterates most: after round t,
+//   average = (1 - c_t) average + c_t iterate,  c_t = (kDecay + 1) / (t + kDecay),
+// which on a9a gave 11450 and 11440 after 42 and 63 epochs (85.0 %, 84.9 %).
+// Averaging alpha and w alike keeps w_avg = w(alpha_avg) (linear) with alpha_avg
+// feasible (a convex combination), so the duality gap certifies the average as
+// it does the iterate; the fit certifies both and ends on the smaller gap.
+struct IterateAverage {
+  static constexpr double kDecay = 3.0;
+  // The weight of the t-th averaged round's iterate (t = 1, 2, ...): 1 first.
+  static double weight(int t) { return (kDecay + 1.0) / (static_cast<double>(t) + kDecay); }
 };
 
 // For RoundBackend::local_change: adds dw = (v - w) / sigma' (`size` entries) into

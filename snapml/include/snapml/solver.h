@@ -141,6 +141,10 @@ struct FitResult {
   // CoCoA+ rounds (merges of the workers' changes; snapml/cocoa_round.h) with
   // several workers, 0 with one.
   int rounds = 0;
+  // The dual solver with a non-smooth loss: the weights and alpha returned are
+  // the average of the iterates (cocoa_round.h, IterateAverage), whose duality
+  // gap was the smaller at the last certificate.
+  bool averaged = false;
   // The primal solver: passes over this rank's rows its products made (a
   // gradient is two, X w and X^T d; snapml/src/counted_operations.h); 0 from the
   // others.

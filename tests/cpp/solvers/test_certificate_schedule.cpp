@@ -48,6 +48,15 @@ TEST(CertificateSchedule, AGapThatDidNotFallIsCertifiedAfterEveryEpoch) {
   EXPECT_EQ(certified, (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8}));
 }
 
+TEST(CertificateSchedule, AGapThatRoseHalvesTheLastSkip) {
+  // A slow geometric gap, skipping kMaxSkip by epoch 16, that rises once at 24
+  // (a noisy hinge fit on threads): the next certificate comes after 4 epochs,
+  // not after 1, and the rate predicts again from there.
+  const auto gap = [](int e) { return e == 24 ? 0.95 : std::pow(0.99, e); };
+  const auto certified = certified_epochs(1e-9, 40, gap);
+  EXPECT_EQ(certified, (std::vector<int>{1, 2, 4, 8, 16, 24, 28, 36, 40}));
+}
+
 TEST(CertificateSchedule, ASlowGapSkipsAtMostkMaxSkipEpochsAndTheLastEpochCertifies) {
   const auto certified = certified_epochs(1e-9, 60, [](int e) { return std::pow(0.99, e); });
   ASSERT_GE(certified.size(), 3u);

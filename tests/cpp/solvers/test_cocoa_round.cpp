@@ -171,5 +171,96 @@ TEST(CocoaRound, SeveralRoundsAnEpochMergeAfterEachShareAndCountTheEpochOnce) {
   EXPECT_EQ(spanning.rounds_begun, 1);
 }
 
+// A backend that keeps the average of its iterates (IterateAverage): the
+// iterate's primal 1 + 2 / e and dual 1 - 1 / e after e epochs, the average's
+// primal 1 + 0.5 / e (or 1 + 3 / e) and dual 1 - 3 / e.
+class AveragingBackend final : public RoundBackend {
+ public:
+  bool average_better = true;
+  bool swapped = false;  // the average is the backend's (alpha, w)
+  std::vector<double> weights_added;
+  std::vector<int> certified_before;
+  std::vector<bool> certified_average;
+
+  std::int64_t n_rows() const override { return 10; }
+  std::size_t weight_count() const override { return 2; }
+  void begin_round() override {}
+  std::int64_t epoch(int, EpochShare, double, double) override { return 10; }
+  void local_change(double, double*) override {}
+  void apply_change(double, const double*) override {}
+  void scale_alpha(double) override {}
+  ObjectiveSums objective_sums(int next_epoch) override {
+    certified_before.push_back(next_epoch);
+    certified_average.push_back(swapped);
+    const double e = next_epoch;
+    ObjectiveSums sums;
+    sums.loss = swapped ? 1.0 + (average_better ? 0.5 : 3.0) / e : 1.0 + 2.0 / e;
+    sums.dual = swapped ? 1.0 - 3.0 / e : 1.0 - 1.0 / e;
+    return sums;
+  }
+  double squared_weight_norm() override { return 0.0; }
+  std::vector<double> copy_alpha() override { return {}; }
+  bool keeps_average() const override { return true; }
+  void add_to_average(double weight) override { weights_added.push_back(weight); }
+  void swap_average() override { swapped = !swapped; }
+};
+
+TEST(CocoaRound, AHingeFitEndsOnTheAverageWhenItsPrimalIsSmallerCertifiedByTheLargerDual) {
+  AveragingBackend backend;
+  SolverParameters parameters;
+  parameters.loss = LossKind::Hinge;
+  parameters.tol = 1e-9;
+  parameters.max_epochs = 6;
+  LocalCommunicator local;
+  const FitResult result = run_cocoa_rounds(backend, local, 1, parameters, std::chrono::steady_clock::now());
+  EXPECT_EQ(result.epochs, 6);
+  // Polynomial-decay weights (kDecay 3): 1, then 4 / (t + 3).
+  EXPECT_EQ(backend.weights_added, (std::vector<double>{1.0, 4.0 / 5, 4.0 / 6, 4.0 / 7, 4.0 / 8, 4.0 / 9}));
+  // The iterate after the epochs the schedule names; the average only where it
+  // can end the fit (here the last epoch).
+  EXPECT_EQ(backend.certified_before, (std::vector<int>{1, 2, 4, 6, 6}));
+  EXPECT_EQ(backend.certified_average, (std::vector<bool>{false, false, false, false, true}));
+  EXPECT_TRUE(backend.swapped);  // the result is the average
+  EXPECT_TRUE(result.averaged);
+  const EpochRecord& last = result.history.back();
+  EXPECT_DOUBLE_EQ(last.primal, 1.0 + 0.5 / 6);  // the average's
+  EXPECT_DOUBLE_EQ(last.dual, 1.0 - 1.0 / 6);    // the iterate's, the larger
+  EXPECT_DOUBLE_EQ(last.gap, last.primal - last.dual);
+
+  // An average with the larger primal: the iterate stays the result.
+  AveragingBackend worse;
+  worse.average_better = false;
+  const FitResult kept = run_cocoa_rounds(worse, local, 1, parameters, std::chrono::steady_clock::now());
+  EXPECT_FALSE(worse.swapped);
+  EXPECT_FALSE(kept.averaged);
+  EXPECT_DOUBLE_EQ(kept.history.back().primal, 1.0 + 2.0 / 6);
+  EXPECT_DOUBLE_EQ(kept.history.back().dual, 1.0 - 1.0 / 6);
+
+  // A smooth loss averages nothing.
+  AveragingBackend smooth;
+  parameters.loss = LossKind::SquaredHinge;
+  const FitResult plain = run_cocoa_rounds(smooth, local, 1, parameters, std::chrono::steady_clock::now());
+  EXPECT_TRUE(smooth.weights_added.empty());
+  EXPECT_FALSE(plain.averaged);
+  EXPECT_EQ(smooth.certified_before, (std::vector<int>{1, 2, 4, 6}));
+}
+
+TEST(CocoaRound, TheAverageEndsAFitWhoseIterateAloneHasNotMetTol) {
+  // tol 0.3: the iterate's relative gap 3 / (e + 2) meets it at e = 8, the
+  // average's primal with the iterate's dual, 1.5 / (e + 0.5), at e = 5.
+  AveragingBackend backend;
+  SolverParameters parameters;
+  parameters.loss = LossKind::Hinge;
+  parameters.tol = 0.3;
+  LocalCommunicator local;
+  const FitResult result = run_cocoa_rounds(backend, local, 1, parameters, std::chrono::steady_clock::now());
+  EXPECT_TRUE(result.converged);
+  EXPECT_TRUE(result.averaged);
+  EXPECT_GE(result.epochs, 5);
+  EXPECT_LT(result.epochs, 8);
+  EXPECT_DOUBLE_EQ(result.history.back().primal, 1.0 + 0.5 / result.epochs);
+  EXPECT_TRUE(backend.swapped);
+}
+
 }  // namespace
 }  // namespace snapml

@@ -107,6 +107,15 @@ template <typename Loss>
 struct is_zero_beyond_margin_one<Loss, std::void_t<decltype(Loss::kZeroBeyondMarginOne)>>
     : std::bool_constant<Loss::kZeroBeyondMarginOne> {};
 
+// Whether a loss is not smooth (kNonSmooth: the hinge's kink at margin 1), so
+// that its dual's coordinate steps converge sublinearly and the last iterate
+// wanders near the optimum; the dual fit then also certifies an average of its
+// iterates (snapml/cocoa_round.h, IterateAverage) and ends on the better one.
+template <typename Loss, typename = void>
+struct is_non_smooth : std::false_type {};
+template <typename Loss>
+struct is_non_smooth<Loss, std::void_t<decltype(Loss::kNonSmooth)>> : std::bool_constant<Loss::kNonSmooth> {};
+
 // Whether a loss's margin is a log-odds (kHasProbabilities): the logistic loss
 // is the negative log-likelihood of P(y | x) = sigmoid(y * margin), so its models
 // predict probabilities (Model::predict_proba); the others' margins are scores.

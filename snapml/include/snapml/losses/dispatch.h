@@ -199,6 +199,11 @@ inline bool loss_is_zero_beyond_margin_one(LossKind kind) {
       kind, [](auto tag) { return losses::is_zero_beyond_margin_one<typename decltype(tag)::type>::value; });
 }
 
+// Whether the loss is not smooth (common.h, is_non_smooth).
+inline bool loss_is_non_smooth(LossKind kind) {
+  return visit_loss_type(kind, [](auto tag) { return losses::is_non_smooth<typename decltype(tag)::type>::value; });
+}
+
 // Whether the loss's models predict probabilities (common.h).
 inline bool loss_has_probabilities(LossKind kind) {
   return visit_loss_type(kind, [](auto tag) { return losses::has_probabilities<typename decltype(tag)::type>::value; });

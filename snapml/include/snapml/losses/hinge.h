@@ -35,6 +35,7 @@ struct HingeLoss {
   }
   static constexpr bool kShrinkable = true;           // common.h, svc_shrinks
   static constexpr bool kZeroBeyondMarginOne = true;  // loss(y, m) = 0 for y*m >= 1
+  static constexpr bool kNonSmooth = true;            // the kink at y*m = 1 (common.h)
   // The dual point the optimality conditions pair with a primal w (warm start from
   // weights): alpha = C where the hinge is active, 0 elsewhere.
   SNAPML_HOST_DEVICE double alpha_from_margin(double y, double margin, double C) const {
