@@ -36,7 +36,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <deque>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -61,7 +60,6 @@
 namespace snapml {
 namespace {
 
-using detail::random_permutation;
 using detail::ResidentRows;
 using detail::SplitMix64;
 
@@ -188,25 +186,6 @@ inline bool step_row(const Loss& loss, const CsrView& x, std::int64_t row, doubl
   return false;
 }
 
-// A streamed epoch's sliding window (docs/out-of-core.md, "Convergence"). One
-// permutation over all rows is what a resident epoch visits; a streamed source
-// holds only a few chunks at a time, and visiting one chunk after another makes
-// SDCA zig-zag between the chunks' optima (chunk_source.h). So the epoch keeps
-// `window` chunks in the ring at once: each chunk's rows are cut at random into
-// `window` parts, and at each step, as one chunk enters, the rows of one part of
-// every chunk in the window are visited in one random permutation: a step mixes
-// rows of `window` chunks, and every row is still visited once an epoch. (The
-// window of chunks in memory follows the resident working set of DuHL, Dunner,
-// Forte, Takac & Jaggi, NeurIPS 2017, with a sliding instead of a gap-driven
-// choice of chunks.)
-struct WindowChunk {
-  CsrView x;
-  std::int64_t first = 0;           // its first row among all rows
-  std::vector<std::int64_t> order;  // its rows in a random order, cut into parts
-  std::size_t entered = 0;          // the step it entered the window at
-};
-
-
 // The rows order[begin, end) of a resident source (one permutation over all
 // chunks), or of a streamed epoch's window of chunks (indices of their rows among
 // all rows; `rows` then lists only the window's chunks, by their first row).
@@ -321,9 +300,8 @@ class SdcaCpuSolver final : public Solver, private RoundBackend {
   std::vector<double> round_alpha_;
   std::vector<std::int64_t> order_;
   std::vector<std::int64_t> chunk_first_;  // n_chunks + 1 row offsets, first pass's (file) order
-  std::vector<std::int64_t> chunk_order_;  // a streamed epoch's chunk order
   ResidentRows resident_;  // empty unless the source is resident
-  ResidentRows window_rows_;  // a streamed epoch's window of chunks, one step's
+  StreamedEpoch streamed_;  // a streamed epoch's chunk order and window (stream_window.h)
   // Shrinking (hinge and squared hinge, a resident source, one rank): the rows
   // still visited, a flag a row set when the last pass left it out, and the
   // projected gradient range of the last pass (start_shrinking, after_shrinking_pass).
@@ -479,57 +457,13 @@ std::int64_t SdcaCpuSolver::epoch_of(const Loss& loss, double* local_weights, do
     return end - begin;
   }
   require(share.parts == 1, "a streamed epoch is not cut into shares (rounds_per_epoch is 1 for it)");
-  // Streamed: a fresh chunk order each epoch where the source can take one
-  // (StreamedBinarySource reads its chunks at any offset), and the rows of a
-  // sliding window of chunks mixed (window_steps); chunk_first_ places each
-  // chunk's rows among alpha and the norms.
-  random_permutation(chunk_order_, static_cast<std::int64_t>(chunk_first_.size()) - 1, random_);
-  const bool shuffled = source.reset_in_order(
-      std::vector<std::size_t>(chunk_order_.begin(), chunk_order_.end()));
-  const std::size_t chunks = chunk_first_.size() - 1;
-  const std::size_t window = stream_window(source.max_held(), chunks);
-  source.hold(window);
-  std::deque<WindowChunk> held;
-  std::size_t position = 0;
-  CsrView x;
-  // Step k takes chunk k of the pass into the window (while there is one), then
-  // visits part (k - j) of every chunk j in it; a chunk leaves after its last part.
-  for (std::size_t step = 0; position < chunks || !held.empty(); ++step) {
-    if (position < chunks) {
-      require(source.next(x), "the chunk source returned fewer chunks than in its first pass");
-      const auto c = static_cast<std::size_t>(shuffled ? chunk_order_[position] : static_cast<std::int64_t>(position));
-      ++position;
-      const std::int64_t offset = chunk_first_[c];
-      require(x.n_rows == chunk_first_[c + 1] - offset,
-              "chunk " + std::to_string(c) + " of the chunk source changed its row count since the first pass");
-      WindowChunk entering{x, offset, {}, step};
-      random_permutation(entering.order, x.n_rows, random_);
-      held.push_back(std::move(entering));
-    }
-    // This step's rows, as indices among all rows (alpha's), in one random order.
-    order_.clear();
-    for (const WindowChunk& chunk : held) {
-      const auto [begin, end] = window_part(chunk.x.n_rows, window, step - chunk.entered);
-      for (std::int64_t i = begin; i < end; ++i) order_.push_back(chunk.first + chunk.order[static_cast<std::size_t>(i)]);
-    }
-    if (held.size() > 1) detail::shuffle(order_.data(), static_cast<std::int64_t>(order_.size()), random_);
-    // The window's chunks sorted by their first row, as update_resident_rows locates them.
-    window_rows_.chunks.clear();
-    window_rows_.first.clear();
-    std::vector<const WindowChunk*> by_first;
-    for (const WindowChunk& chunk : held) by_first.push_back(&chunk);
-    std::sort(by_first.begin(), by_first.end(), [](const WindowChunk* a, const WindowChunk* b) { return a->first < b->first; });
-    for (const WindowChunk* chunk : by_first) {
-      window_rows_.chunks.push_back(chunk->x);
-      window_rows_.first.push_back(chunk->first);
-    }
-    window_rows_.first.push_back(by_first.back()->first + by_first.back()->x.n_rows);
-    ThreadPass total(nullptr);
-    update_rows(loss, window_rows_, order_.data(), static_cast<std::int64_t>(order_.size()), context, total, nullptr);
-    // The oldest chunk has visited its last part: next() may give its buffer up.
-    if (step + 1 - held.front().entered == window) held.pop_front();
-  }
-  source.hold(1);
+  // Streamed: the rows of a sliding window of chunks mixed (stream_window.h);
+  // chunk_first_ places each chunk's rows among alpha and the norms.
+  streamed_epoch(source, chunk_first_, random_, streamed_,
+                 [&](const ResidentRows& rows, const std::int64_t* order, std::int64_t n) {
+                   ThreadPass total(nullptr);
+                   update_rows(loss, rows, order, n, context, total, nullptr);
+                 });
   return n_rows_;
 }
 

@@ -183,8 +183,8 @@ TEST(StreamedBinarySource, MixedWindowNeedsAtMostOneAndAHalfTimesTheResidentEpoc
   // regression at the default C and tolerance, one thread and a fixed seed. A
   // resident epoch permutes all 32,561 rows; a streamed one used to permute only
   // within a chunk and needed 91 epochs against 13. A budget that holds 6 chunks
-  // (a window of 5 mixed in one permutation, one read ahead: sdca_cpu.cpp,
-  // WindowChunk) brings the streamed fit within 1.5x the resident epochs
+  // (a window of 5 mixed in one permutation, one read ahead: stream_window.h,
+  // streamed_epoch) brings the streamed fit within 1.5x the resident epochs
   // (docs/benchmarks/out-of-core.md).
   SNAPML_REQUIRE_DATASET(svm, "a9a");
   const std::string path = scratch("a9a_window.snap");
