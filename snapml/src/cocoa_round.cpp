@@ -20,10 +20,6 @@ double add_local_change(const double* v, const double* w, std::size_t size, doub
   return own_square;
 }
 
-namespace {
-constexpr double kAverageWithin = 2.0;
-}  // namespace
-
 FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, int workers,
                            const SolverParameters& parameters, std::chrono::steady_clock::time_point started) {
   CocoaAggregation aggregation(workers, parameters.adaptive_sigma);
@@ -121,11 +117,10 @@ FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, in
     // from below, so P(w) - max D bounds P(w) - P*). The dual rises epoch after
     // epoch and the average's lags behind it; its primal is the better one. Its
     // pass is taken where it can end the fit: at the last epoch, or where the
-    // iterate's gap is within kAverageWithin of the target (the average's
-    // primal never takes the gap below P* - D, about half of the iterate's).
+    // iterate's gap is within IterateAverage::kCertifyWithin of the target.
     bool on_average = false;
     const bool ending = result.epochs >= parameters.max_epochs ||
-                        objectives.gap <= kAverageWithin * parameters.tol * objectives.primal;
+                        objectives.gap <= IterateAverage::kCertifyWithin * parameters.tol * objectives.primal;
     if (averaging && averaged > 1 && ending) {
       backend.swap_average();
       const Objectives average = certify();

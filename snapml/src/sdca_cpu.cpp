@@ -476,7 +476,7 @@ void SdcaCpuSolver::update_rows(const Loss& loss, const ResidentRows& rows, cons
                                       total, left_out);
     return;
   }
-  if (replicas_ == 0 && copies_) {
+  if (copies_) {  // set only without replicas
     // A small w: a copy per thread, published every few rows (thread_copies.h).
     double* const base = step.local_weights;
 SNAPML_OMP(parallel num_threads(team))
