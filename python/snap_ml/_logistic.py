@@ -164,41 +164,40 @@ class LogisticRegression(SnapClassifier):
 
     def _problem(self, use_gpu):
         problem = logistic_problem(logistic_penalty(self.penalty, self.l1_ratio, self.C),
-                                   self.solver, self.dual, self.fit_intercept, use_gpu)
-        self._multinomial(problem, use_gpu)  # checks multi_class
+                                   self.solver, self.dual, self.fit_intercept)
+        self._multinomial(problem)  # checks multi_class
         return problem
 
-    def _multinomial(self, problem, use_gpu):
+    def _multinomial(self, problem):
         """Whether more than two classes train the multinomial (softmax) model.
 
         scikit-learn (1.5+; 1.9 has no ``multi_class``) trains it with every
         solver that can, which is all but liblinear. Ours is the primal Newton
-        solver's on the CPU with penalty l2 or none and free intercepts (the
-        lbfgs problem), so ``"auto"`` means multinomial there and one-vs-rest
-        wherever that solver does not train the problem asked for: liblinear
-        (scikit-learn raises for more than two classes), our ``"dual"`` and
-        ``"primal"`` names (the intercept penalised), penalty l1 (scikit-learn's
-        saga trains a multinomial l1 model) and the GPU (SDCA). docs/python.md's
-        table lists these differences.
+        solver's (on the CPU or, by the core's plan, the GPU) with penalty l2 or
+        none and free intercepts (the lbfgs problem), so ``"auto"`` means
+        multinomial there and one-vs-rest wherever that solver does not train the
+        problem asked for: liblinear (scikit-learn raises for more than two
+        classes), our ``"dual"`` and ``"primal"`` names (the intercept penalised)
+        and penalty l1 (scikit-learn's saga trains a multinomial l1 model).
+        docs/python.md's table lists these differences.
         """
         if self.multi_class not in _MULTI_CLASS:
             raise ValueError(f"multi_class must be 'auto', 'ovr' or 'multinomial', got {self.multi_class!r}")
-        trainable = not (use_gpu or problem["penalty"] == "l1" or problem["solver"] == "dual"
+        trainable = not (problem["penalty"] == "l1" or problem["solver"] == "dual"
                          or problem["penalise_intercept"])
         if self.multi_class == "multinomial" and not trainable:
             raise ValueError(
-                "multi_class='multinomial' trains on the CPU with penalty 'l2' or None and a free "
+                "multi_class='multinomial' trains with penalty 'l2' or None and a free "
                 "intercept (solver 'lbfgs', 'newton-cg', 'newton-cholesky', 'sag', 'saga' or 'auto'); "
                 f"got solver={self.solver!r}, penalty={self.penalty!r}, dual={self.dual!r}"
-                + (", use_gpu" if use_gpu else "") + ": change those, or pass multi_class='ovr'"
+                ": change those, or pass multi_class='ovr'"
             )
         return trainable and self.multi_class != "ovr"
 
     def _trains_multinomial(self):
         """``_multinomial`` for this estimator's device (two classes: the binary
         problem either way, as in scikit-learn)."""
-        use_gpu = self._device()
-        return self._multinomial(self._problem(use_gpu), use_gpu)
+        return self._multinomial(self._problem(self._device()))
 
     def _device(self):
         """Whether the parameters ask for the GPU (checked in full by ``fit``: a

@@ -6,10 +6,12 @@ A scikit-learn estimator's parameters decide two things the core keeps apart:
   intercept is in it (``penalise_intercept``: LIBLINEAR's convention, and that of
   scikit-learn's ``solver="liblinear"`` and ``LinearSVC``) or free (scikit-learn's
   lbfgs, newton-cg, newton-cholesky, sag and saga, ``Ridge``, ``LinearRegression``);
-- the algorithm: dual coordinate ascent (SDCA, CPU or GPU), the primal
-  trust-region Newton method (TRON, CPU; docs/algorithms.md "Primal Newton"), or
+- the algorithm asked for: dual coordinate ascent (SDCA), the primal
+  trust-region Newton method (TRON; docs/algorithms.md "Primal Newton"), or
   ``"auto"``, which picks by the data (solver_factory.h, ``auto_picks_primal``).
-  Penalty l1 always trains by primal coordinate descent.
+  The core's plan (``_core.plan_solver``) decides what trains it, and on which
+  device: on a GPU every smooth loss trains by the Newton solver. Penalty l1
+  always trains by newGLMNET or primal coordinate descent, on the CPU.
 
 Every solver name of scikit-learn solves the problem scikit-learn solves under
 that name, by whichever of our algorithms solves it: the names of smooth primal
@@ -63,14 +65,14 @@ def logistic_penalty(penalty, l1_ratio, C):
     )
 
 
-def logistic_problem(penalty, solver, dual, fit_intercept, use_gpu):
+def logistic_problem(penalty, solver, dual, fit_intercept):
     """LogisticRegression's (penalty, solver, dual) as the core's problem.
 
     ``solver="auto"`` (the default) is scikit-learn's lbfgs problem (free
-    intercept, by TRON) on the CPU and Snap ML's on the GPU (intercept penalised,
-    by GPU SDCA: the only GPU solver), so that ``LogisticRegression(device_ids=[0])``
-    trains there as Snap ML's does; with penalty l1, liblinear's (the intercept
-    penalised: the only L1 solver).
+    intercept, by TRON); with penalty l1, liblinear's (the intercept penalised:
+    the only L1 solver). The device never changes the problem: with ``use_gpu`` or
+    ``device_ids`` the core's plan (``_core.plan_solver``; snapml/solver_factory.h)
+    trains the same problem by its GPU solver.
     """
     names = FREE_INTERCEPT_SOLVERS + ("liblinear", "auto") + CORE_SOLVERS
     if solver not in names:
@@ -91,7 +93,7 @@ def logistic_problem(penalty, solver, dual, fit_intercept, use_gpu):
         )
     if solver == "auto":
         # Penalty l1 has one solver, LIBLINEAR's (intercept penalised).
-        if use_gpu or penalty == "l1":
+        if penalty == "l1":
             return problem(penalty, "dual", True)
         return problem(penalty, "primal", False)
     if solver in FREE_INTERCEPT_SOLVERS:
@@ -107,17 +109,8 @@ def logistic_problem(penalty, solver, dual, fit_intercept, use_gpu):
                 f"solver={solver!r} supports only 'l2' or no penalty (as in scikit-learn); "
                 "pass solver='liblinear' or 'saga' for penalty 'l1'"
             )
-        if use_gpu:
-            if fit_intercept or penalty == "none":
-                raise ValueError(
-                    f"solver={solver!r} leaves the intercept free, which only the CPU Newton "
-                    "solver trains; on the GPU pass solver='liblinear' (or solver='auto', the "
-                    "default: the intercept is then penalised, as in Snap ML), or "
-                    "fit_intercept=False, or train without device_ids/use_gpu"
-                )
-            return problem(penalty, "dual", True)  # no intercept: the same problem
         return problem(penalty, "primal", False)
     if solver == "liblinear":
-        # LIBLINEAR's -s 0 (primal) / -s 7 (dual); the GPU trains only the dual.
-        return problem(penalty, "dual" if dual or use_gpu else "primal", True)
+        # LIBLINEAR's -s 0 (primal) / -s 7 (dual).
+        return problem(penalty, "dual" if dual else "primal", True)
     return problem(penalty, solver, True)

@@ -1,6 +1,7 @@
 // The library's exceptions as Python ones: a bad argument or bad input is a
 // ValueError (scikit-learn's convention), an I/O failure an OSError, a backend
-// this build lacks (a GPU) a ValueError too, its message saying what to do.
+// this build lacks (a GPU) a ValueError too, its message saying what to do; a
+// diverged fit snap_ml.FitDivergedError.
 #include <pybind11/pybind11.h>
 
 #include "bindings.h"
@@ -11,7 +12,12 @@ namespace py = pybind11;
 namespace snapml::python {
 
 void bind_errors(py::module_& m) {
-  (void)m;
+  // A fit whose certificate diverged returns no model: snap_ml.FitDivergedError, a
+  // RuntimeError (scikit-learn's ConvergenceWarning stays for a fit that merely
+  // ran out of max_iter while converging).
+  // Registered first: pybind11 tries the translators last-registered first, and
+  // the one below passes FitDiverged on.
+  py::register_exception<FitDiverged>(m, "FitDivergedError", PyExc_RuntimeError);
   py::register_exception_translator([](std::exception_ptr failure) {
     try {
       if (failure) std::rethrow_exception(failure);

@@ -69,6 +69,8 @@ int run_tool(const std::string& program, const std::function<int()>& body) {
     return fail(kExitIo, e.what());
   } catch (const std::bad_alloc&) {
     return fail(kExitIo, "out of memory");
+  } catch (const FitDiverged& e) {
+    return fail(kExitDiverged, e.what());
   } catch (const InvalidArgument& e) {
     return fail(kExitUsage, e.what());
   } catch (const Unsupported& e) {

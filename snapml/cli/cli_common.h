@@ -7,6 +7,8 @@
 //   2  bad input: snapml::InputError (the message names file, line and column)
 //   3  I/O: snapml::IoError (missing file, disk full, ...) or out of memory
 //   4  anything else: an internal error, a bug to report
+//   5  the fit diverged (snapml::FitDiverged): no model was written; the message
+//      says what diverged and what to train with instead
 //
 // Errors are printed to stderr as "program: message".
 #pragma once
@@ -19,7 +21,7 @@
 
 namespace snapml::cli {
 
-enum ExitCode : int { kExitOk = 0, kExitUsage = 1, kExitBadInput = 2, kExitIo = 3, kExitInternal = 4 };
+enum ExitCode : int { kExitOk = 0, kExitUsage = 1, kExitBadInput = 2, kExitIo = 3, kExitInternal = 4, kExitDiverged = 5 };
 
 // Thrown to end a tool early with `code` once the reason has been printed.
 struct Exit {

@@ -4,11 +4,21 @@
 #include <cmath>
 #include <vector>
 
+#include "divergence_guard.h"
 #include "snapml/certificate_schedule.h"
 #include "snapml/cocoa.h"
+#include "snapml/error.h"
 #include "snapml/losses/dispatch.h"
 
 namespace snapml {
+namespace {
+
+std::string capitalised(std::string text) {
+  if (!text.empty() && text[0] >= 'a' && text[0] <= 'z') text[0] = static_cast<char>(text[0] - 'a' + 'A');
+  return text;
+}
+
+}  // namespace
 
 double add_local_change(const double* v, const double* w, std::size_t size, double sigma, double* change) {
   double own_square = 0.0;
@@ -75,6 +85,7 @@ FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, in
     averaging = without == 0.0;
   }
   int averaged = 0;  // rounds in the average
+  detail::DivergenceGuard guard(!loss_is_non_smooth(parameters.loss));
   auto certify = [&] {
     ObjectiveSums sums = backend.objective_sums(result.epochs);
     double partial[2] = {sums.loss, sums.dual};
@@ -132,7 +143,22 @@ FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, in
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     result.averaged = on_average;
-    if (record_round(result, objectives, seconds, parameters) || result.epochs >= parameters.max_epochs) break;
+    if (record_round(result, objectives, seconds, parameters)) break;
+    // Not met: does the certificate say the fit diverges? Every rank sees the
+    // same reduced objectives, so every rank decides alike; each backend is asked
+    // to step more carefully, and if one cannot, the fit fails on all of them.
+    const std::string diverged = guard.check(objectives);
+    if (!diverged.empty()) {
+      double cannot = backend.reduce_concurrency() ? 0.0 : 1.0;
+      communicator.allreduce_sum(&cannot, 1);
+      if (cannot > 0.0)
+        throw FitDiverged("the dual coordinate ascent fit diverged after " + std::to_string(result.epochs) +
+                          " epochs: " + diverged + "; no model is returned. " + capitalised(backend.divergence_remedy()));
+      ++result.concurrency_reductions;
+      result.history.back().concurrency_reduced = true;
+      guard.reset();
+    }
+    if (result.epochs >= parameters.max_epochs) break;
     if (on_average) backend.swap_average();  // the iterate goes on
     result.averaged = false;
     schedule.record(result.epochs, objectives);

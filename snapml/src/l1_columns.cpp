@@ -2,8 +2,12 @@
 #include "l1_columns.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <limits>
+#include <string>
 
+#include "snapml/error.h"
 #include "snapml/objectives.h"
 
 namespace snapml::detail {
@@ -136,6 +140,12 @@ void L1Certificates::record(FitResult& result, const std::vector<double>& weight
     best_dual_ = objectives.dual;
     best_dual_point_.swap(dual_point_);
   }
+  // Coordinate descent with a line search only decreases the primal; a non-finite
+  // value means the arithmetic overflowed, and the weights mean nothing.
+  if (!std::isfinite(objectives.primal))
+    throw FitDiverged("the L1 fit's objective turned non-finite after " + std::to_string(result.epochs) +
+                      " iterations (primal " + number_text(objectives.primal) +
+                      "); no model is returned. Scale the features or lower C");
   EpochRecord entry;
   entry.epoch = result.epochs;
   entry.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();

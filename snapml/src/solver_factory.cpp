@@ -63,48 +63,39 @@ bool needs_primal(const SolverParameters& parameters) {
   return parameters.penalty == Penalty::None || !parameters.penalise_intercept;
 }
 
-// Picks the solver per problem by the rules in solver_factory.h. The GPU session
-// is created with the first GPU problem, so the errors come in the order a user
-// meets them (an L1 problem is refused before a missing backend is).
+// Builds, per problem, the solver plan_solver names. The GPU session is created
+// with the first GPU problem, so the errors come in the order a user meets them
+// (an L1 problem is refused before a missing backend is).
 class DefaultSession final : public SolverSession {
  public:
   DefaultSession(bool use_gpu, std::vector<int> device_ids) : use_gpu_(use_gpu), device_ids_(std::move(device_ids)) {}
 
   std::unique_ptr<Solver> make(const SolverParameters& parameters) override {
-    if (parameters.penalty == Penalty::L1) {
-      if (use_gpu_)
-        throw Unsupported(
-            "the L1 solver is CPU-only; train penalty l1 without use_gpu (or use penalty l2 on the GPU)");
-      // newGLMNET where it applies (docs/benchmarks/primal.md: faster than plain
-      // coordinate descent on a9a at the same objective); CDN for the rest.
-      if (parameters.solver != SolverChoice::CoordinateDescent && glmnet_supports(parameters.loss))
-        return make_glmnet_cpu_solver(parameters);
-      return make_cd_l1_cpu_solver(parameters);
-    }
-    if (parameters.solver == SolverChoice::Primal || (use_gpu_ && needs_primal(parameters))) {
-      if (!use_gpu_) return make_tron_cpu_solver(parameters);
-      // The same Newton solver, its products on the GPUs (the GPU session's).
+    using Algorithm = SolverPlan::Algorithm;
+    const SolverPlan plan = plan_solver(parameters, use_gpu_);
+    if (plan.gpu) {
+      // The Newton solver, its products on the GPUs (the GPU session's).
       SolverParameters primal = parameters;
       primal.solver = SolverChoice::Primal;
-      return gpu(primal);
+      if (!gpu_session_) gpu_session_ = gpu_factory()(device_ids_);
+      return gpu_session_->make(primal);
     }
-    if (!use_gpu_) {
-      if (parameters.solver == SolverChoice::Auto) return std::make_unique<AutoCpuSolver>(parameters);
-      return make_sdca_cpu_solver(parameters);
+    switch (plan.algorithm) {
+      case Algorithm::Glmnet:
+        return make_glmnet_cpu_solver(parameters);
+      case Algorithm::CoordinateDescentL1:
+        return make_cd_l1_cpu_solver(parameters);
+      case Algorithm::Newton:
+        return make_tron_cpu_solver(parameters);
+      case Algorithm::AutoSdcaOrNewton:
+        return std::make_unique<AutoCpuSolver>(parameters);
+      case Algorithm::Sdca:
+        break;
     }
-    return gpu(parameters);
+    return make_sdca_cpu_solver(parameters);
   }
 
  private:
-  std::unique_ptr<Solver> gpu(const SolverParameters& parameters) {
-    if (!gpu_session_) gpu_session_ = gpu_session(device_ids_);
-    return gpu_session_->make(parameters);
-  }
-
-  static std::unique_ptr<SolverSession> gpu_session(const std::vector<int>& device_ids) {
-    return gpu_factory()(device_ids);
-  }
-
   bool use_gpu_;
   std::vector<int> device_ids_;
   std::unique_ptr<SolverSession> gpu_session_;
@@ -115,6 +106,75 @@ class DefaultSession final : public SolverSession {
 bool auto_picks_primal(const SolverParameters& parameters, double largest_cost_norm) {
   if (!primal_solver_supports(parameters.loss)) return false;
   return needs_primal(parameters) || largest_cost_norm > kAutoPrimalThreshold;
+}
+
+SolverPlan plan_solver(const SolverParameters& parameters, bool use_gpu) {
+  using Algorithm = SolverPlan::Algorithm;
+  // On the GPU the solver choice is not the user's to make (below): the problem
+  // is checked as the Newton solver will train it.
+  SolverParameters checked = parameters;
+  if (use_gpu && parameters.penalty != Penalty::L1 && primal_solver_supports(parameters.loss))
+    checked.solver = SolverChoice::Primal;
+  validate(checked);
+  SolverPlan plan;
+  plan.gpu = use_gpu;
+  if (parameters.penalty == Penalty::L1) {
+    if (use_gpu)
+      throw Unsupported(
+          "the L1 solvers are CPU-only; train penalty l1 without use_gpu / --gpu (or penalty l2 on the GPU)");
+    // newGLMNET where it applies (docs/benchmarks/primal.md: faster than plain
+    // coordinate descent on a9a at the same objective); CDN for the rest.
+    if (parameters.solver != SolverChoice::CoordinateDescent && glmnet_supports(parameters.loss)) {
+      plan.algorithm = Algorithm::Glmnet;
+      plan.reason = "penalty l1 (or the elastic net) with the logistic or squared loss: newGLMNET";
+    } else {
+      plan.algorithm = Algorithm::CoordinateDescentL1;
+      plan.reason = parameters.solver == SolverChoice::CoordinateDescent
+                        ? "solver cd asks for primal coordinate descent"
+                        : "penalty l1 with this loss: primal coordinate descent (newGLMNET takes the logistic and "
+                          "squared losses)";
+    }
+    return plan;
+  }
+  if (use_gpu) {
+    if (!primal_solver_supports(parameters.loss))
+      throw Unsupported(std::string("the ") + loss_name(parameters.loss) +
+                        " loss trains by dual coordinate ascent only, and the GPU dual solver has not passed a "
+                        "device run (docs/gpu.md); train it on the CPU (without use_gpu / --gpu), or train the "
+                        "squared hinge loss on the GPU");
+    plan.algorithm = Algorithm::Newton;
+    plan.reason = "on the GPU every smooth loss trains by the primal Newton solver (the GPU dual solver has not "
+                  "passed a device run; docs/gpu.md)";
+    return plan;
+  }
+  if (parameters.solver == SolverChoice::Primal) {
+    plan.algorithm = Algorithm::Newton;
+    plan.reason = "solver primal asks for the Newton solver";
+  } else if (parameters.solver == SolverChoice::Auto) {
+    plan.algorithm = Algorithm::AutoSdcaOrNewton;
+    plan.reason = "solver auto: one pass over the data measures max_i C_i ||x_i||^2, then the Newton solver or "
+                  "SDCA by auto_picks_primal";
+  } else {
+    plan.algorithm = Algorithm::Sdca;
+    plan.reason = "solver dual asks for dual coordinate ascent";
+  }
+  return plan;
+}
+
+const char* algorithm_name(SolverPlan::Algorithm algorithm) {
+  switch (algorithm) {
+    case SolverPlan::Algorithm::Sdca:
+      return "sdca";
+    case SolverPlan::Algorithm::Newton:
+      return "newton";
+    case SolverPlan::Algorithm::AutoSdcaOrNewton:
+      return "auto";
+    case SolverPlan::Algorithm::Glmnet:
+      return "glmnet";
+    case SolverPlan::Algorithm::CoordinateDescentL1:
+      return "cd";
+  }
+  return "sdca";
 }
 
 bool has_gpu_backend() {

@@ -460,6 +460,12 @@ bool TronCpuSolver::record(FitResult& result, const std::vector<double>& w, doub
   record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   record.primal = f;
   record.gradient_norm = norm(g);
+  // The trust region only accepts decreases, so f cannot run away; a non-finite
+  // value means the arithmetic overflowed, and the weights mean nothing.
+  if (!std::isfinite(f) || !std::isfinite(record.gradient_norm))
+    throw FitDiverged("the primal Newton fit's objective turned non-finite after " + std::to_string(result.epochs) +
+                      " iterations (f = " + number_text(f) + ", ||g|| = " + number_text(record.gradient_norm) +
+                      "); no model is returned. Scale the features or lower C");
   if (certified()) {
     // D(alpha) = sum dual_value - 0.5 ||w(alpha)||^2 with w(alpha) = w - g.
     double squared = 0.0;

@@ -24,6 +24,19 @@ def case_gpu(data_dir, scratch):
         check(re.search(r"CUDA|GPU", result.stderr), f"unclear --gpu error: {result.stderr!r}")
         check(not os.path.exists(model), "a failed --gpu run saved a model")
     expect_exit(snap("train", "--devices", "0", heart, model), 1, "--gpu")
+    # The hinge loss (-s 3) trains by dual coordinate ascent only, and the
+    # GPU dual solver has not passed a device run: refused before any device is
+    # touched, on any machine, naming the CPU solver (snapml/solver_factory.h).
+    for solver in ("3",):
+        hinge = snap("train", "--gpu", "-s", solver, heart, model)
+        check(hinge.returncode == 1, f"--gpu -s {solver}: exit {hinge.returncode}: {hinge.stderr}")
+        check("hinge loss trains by dual coordinate ascent only" in hinge.stderr and "on the CPU" in hinge.stderr,
+              f"unclear --gpu -s {solver} refusal: {hinge.stderr!r}")
+        check(not os.path.exists(model), "a refused --gpu run saved a model")
+    # The dual logistic (-s 7) on the GPU trains by the Newton solver there
+    # (the same problem), or fails as --gpu alone does without a GPU.
+    dual = snap("train", "--gpu", "-s", "7", "-n", "1", heart, model)
+    check(dual.returncode == result.returncode, f"--gpu -s 7: exit {dual.returncode}: {dual.stderr}")
     # A GPU memory budget the data fits trains as --gpu alone does (or fails as it
     # does, without a GPU); one too small even to stream it is refused (exit 1).
     budget_model = os.path.join(scratch, "budget.model")

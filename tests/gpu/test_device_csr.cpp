@@ -89,7 +89,10 @@ TEST(DeviceCsr, RejectsBrokenOffsets) {
   const float values[] = {1.0f, 2.0f};
   chunk.add_row(1.0, columns, values, 2);
   chunk.add_row(1.0, columns, values, 1);
-  chunk.row_offsets[1] = 3;  // row 1 would end before it starts
+  // Offsets {0, 2, 3} become {0, 4, 3}: row 1 would end before it starts. (The
+  // device run of 2026-11-26 found this test setting 3, which left valid
+  // offsets {0, 3, 3}: nothing to reject.)
+  chunk.row_offsets[1] = 4;
   EXPECT_THROW(DeviceCsr(chunk.view(2), resources), InvalidArgument);
 }
 

@@ -10,6 +10,7 @@
 #include <set>
 #include <vector>
 
+#include "snapml/cuda/device_csr.h"
 #include "snapml/cuda/permutation.h"
 #include "snapml/error.h"
 #include "snapml/solver_factory.h"
@@ -106,6 +107,25 @@ TEST(GpuSelection, MakeSolverChecksTheDeviceIds) {
   EXPECT_THROW(make_solver(parameters, true, {0, 1}), Unsupported);
   // Without use_gpu the device ids are ignored, as Snap ML does: the CPU solver.
   EXPECT_NE(make_solver(parameters, false, {0}), nullptr);
+}
+
+// The structure check DeviceCsr runs before an upload, on the host: offsets that
+// decrease are refused naming the row (DeviceCsr.RejectsBrokenOffsets checks the
+// upload refuses them on a device).
+TEST(DeviceCsrStructure, OffsetsThatDecreaseAreRefusedOnTheHost) {
+  CsrChunk chunk;
+  const std::int32_t columns[] = {0, 1};
+  const float values[] = {1.0f, 2.0f};
+  chunk.add_row(1.0, columns, values, 2);
+  chunk.add_row(1.0, columns, values, 1);
+  EXPECT_NO_THROW(validate_csr_structure(chunk.view(2)));
+  chunk.row_offsets[1] = 4;  // {0, 4, 3}
+  try {
+    validate_csr_structure(chunk.view(2));
+    FAIL() << "decreasing offsets passed";
+  } catch (const InvalidArgument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("decrease at row 1"));
+  }
 }
 
 TEST(GpuSelection, TrainWithoutUseGpuRunsOnTheCpu) {

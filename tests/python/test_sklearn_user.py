@@ -474,8 +474,10 @@ def test_gpu_request_without_a_cuda_build_says_how_to_install(cancer, monkeypatc
 
 def test_only_the_newton_fit_tightens_tol():
     # The primal fit takes tol / 100 (its rule is relative to the first gradient);
-    # a problem trained by SDCA, here or on the GPU, keeps the user's tol.
+    # a problem trained by SDCA keeps the user's tol. The device never changes the
+    # problem: device_ids trains scikit-learn's lbfgs problem too (by the GPU
+    # Newton solver, the core's plan).
     assert snap_ml.LogisticRegression(tol=1e-4)._tol() == pytest.approx(1e-6)
     assert snap_ml.LogisticRegression(tol=1e-4, solver="liblinear", dual=True)._tol() == 1e-4
-    if snap_ml._core.built_with_cuda:
-        assert snap_ml.LogisticRegression(tol=1e-4, device_ids=[0])._tol() == 1e-4
+    assert snap_ml.LogisticRegression(tol=1e-4, device_ids=[0])._tol() == pytest.approx(1e-6)
+    assert snap_ml.LogisticRegression(device_ids=[0])._problem(True) == snap_ml.LogisticRegression()._problem(False)

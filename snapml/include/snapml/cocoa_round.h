@@ -25,6 +25,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "snapml/communicator.h"
@@ -93,6 +94,19 @@ class RoundBackend {
   virtual bool keeps_average() const { return false; }
   virtual void add_to_average(double /*weight*/) {}
   virtual void swap_average() {}
+
+  // The divergence guard's remedy (snapml/src/divergence_guard.h): a backend whose
+  // workers step on stale margins with a bound it controls (the GPU's rows in
+  // flight) lowers that bound, halving it, and returns true; the fit goes on from
+  // its current, feasible point. False where nothing is left to lower (the
+  // default): the fit then throws FitDiverged with divergence_remedy() in its
+  // message, never returning the diverged weights.
+  virtual bool reduce_concurrency() { return false; }
+  // What to train with instead, for the FitDiverged message.
+  virtual std::string divergence_remedy() const {
+    return "train with fewer threads (snap-train -n 1, n_jobs=1), or by the primal Newton solver "
+           "(solver='primal'; snap-train -s 0, 2 or 11)";
+  }
 };
 
 // Averaging of a non-smooth loss's dual iterates (the hinge: losses/common.h,
@@ -125,7 +139,9 @@ struct IterateAverage {
 double add_local_change(const double* v, const double* w, std::size_t size, double sigma, double* change);
 
 // Runs rounds until the duality gap meets parameters.tol or parameters.max_epochs
-// local epochs are done (counting from parameters.first_epoch); calls
+// local epochs are done (counting from parameters.first_epoch). A certificate
+// that says the fit diverges (divergence_guard.h) makes every rank's backend
+// reduce_concurrency(), and where one cannot, throws FitDiverged. Calls
 // parameters.on_progress after every round. `workers`: K over all ranks and devices. `started`: when
 // fit() began (the records' seconds).
 FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, int workers,

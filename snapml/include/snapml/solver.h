@@ -127,6 +127,9 @@ struct EpochRecord {
   // intercept or no penalty it has no dual point: dual and gap are NaN and the
   // fit stops on gradient_norm <= tol * ||grad P(0)|| (docs/algorithms.md).
   double gradient_norm = 0.0;
+  // This certificate said the fit diverged (snapml/src/divergence_guard.h) and the
+  // solver lowered its concurrency (the GPU's rows in flight) to go on.
+  bool concurrency_reduced = false;
 };
 
 struct FitResult {
@@ -145,6 +148,9 @@ struct FitResult {
   // the average of the iterates (cocoa_round.h, IterateAverage), whose duality
   // gap was the smaller at the last certificate.
   bool averaged = false;
+  // Times the divergence guard made the solver lower its concurrency (halve the
+  // GPU's rows in flight); each is marked in its record (concurrency_reduced).
+  int concurrency_reductions = 0;
   // The primal solver: passes over this rank's rows its products made (a
   // gradient is two, X w and X^T d; snapml/src/counted_operations.h); 0 from the
   // others.

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "snapml/solver.h"
@@ -36,21 +37,41 @@ using GpuSessionFactory = std::unique_ptr<SolverSession> (*)(const std::vector<i
 // (it may still find no device). Loads the plugin.
 bool has_gpu_backend();
 
-// The session's make(parameters): penalty L2 with solver dual, the CPU SDCA
-// solver, or with `use_gpu` the GPU solver on `device_ids` (ignored without
-// use_gpu, as Snap ML does). Solver primal: the Newton solver, its products on
-// the CPU, or with use_gpu on the GPUs of `device_ids` (the GPU session's
-// make_tron_gpu_solver, cuda/include/snapml/cuda/tron_gpu.h). Solver auto: on the
-// CPU, a solver that looks at the data in fit() and hands the problem to the
-// Newton solver when auto_picks_primal says so, else to SDCA; with use_gpu, the
-// GPU SDCA solver, or the GPU Newton solver for a problem only the primal solver
-// trains (penalty none, a free intercept). Penalty L1 (and the elastic net):
-// newGLMNET for the losses glmnet_supports, else (and with solver cd) the CPU
-// primal coordinate descent solver; with use_gpu
-// throws Unsupported ("the L1 solver is CPU-only": the GPU solver is SDCA, L2
-// only). With use_gpu and no GPU backend throws Unsupported: in a CPU-only build
-// "this build of snapml has no CUDA backend; rebuild with -DSNAPML_CUDA=ON (nvcc
-// on the PATH)", in a CUDA build the plugin loader's reason.
+// Which solver trains a problem, on which device, and why: the one place that
+// decides (the session's make() builds what it says; Python shows it instead of
+// deciding again).
+//
+// On the CPU: penalty L2 with solver dual, SDCA; solver primal, the Newton
+// solver; solver auto, a solver that looks at the data in fit() and hands the
+// problem to the Newton solver when auto_picks_primal says so, else to SDCA.
+// Penalty L1 (and the elastic net): newGLMNET for the losses glmnet_supports,
+// else (and with solver cd) primal coordinate descent.
+//
+// With `use_gpu` (device_ids are ignored without it, as Snap ML does): every
+// smooth loss (primal_solver_supports: logistic, squared hinge, squared,
+// multinomial), whatever the solver choice, trains by the Newton solver with its
+// products on the GPUs (the GPU session's make_tron_gpu_solver,
+// cuda/include/snapml/cuda/tron_gpu.h), on the problem asked for (the intercept
+// penalised or free, penalty L2 or none). The GPU dual (SDCA) solver diverged on
+// an H100 at the device's concurrency (docs/gpu.md) and stays out of the factory
+// until a device run proves it: the hinge loss, which only the dual solver
+// trains, is refused on the GPU (Unsupported naming the CPU solver), as is
+// penalty L1 (the L1 solvers are CPU-only). Throws InvalidArgument for a
+// parameter validate() refuses.
+struct SolverPlan {
+  enum class Algorithm { Sdca, Newton, AutoSdcaOrNewton, Glmnet, CoordinateDescentL1 };
+  Algorithm algorithm = Algorithm::Sdca;
+  bool gpu = false;
+  std::string reason;  // why, in a sentence
+};
+SolverPlan plan_solver(const SolverParameters& parameters, bool use_gpu);
+// "sdca", "newton", "auto" (SDCA or Newton, chosen from the data in fit()), "glmnet", "cd".
+const char* algorithm_name(SolverPlan::Algorithm algorithm);
+
+// A session whose make(parameters) builds the solver plan_solver names. With
+// use_gpu and no GPU backend make() throws Unsupported: in a CPU-only build "this
+// build of snapml has no CUDA backend; rebuild with -DSNAPML_CUDA=ON (nvcc on the
+// PATH)", in a CUDA build the plugin loader's reason.
 std::unique_ptr<SolverSession> make_solver_session(bool use_gpu, const std::vector<int>& device_ids);
 
 // Solver auto's rule (provisional, from LIBLINEAR's experience that dual
