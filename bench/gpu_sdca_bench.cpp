@@ -28,7 +28,7 @@
 
 #include "gpu_bench_setup.h"
 #include "gpu_timing.h"
-#include "sdca_gpu_kernels.h"  // the kernels' launchers: cuda/src, for timing them alone
+#include "dual/sdca_gpu_kernels.h"  // the kernels' launchers: cuda/src, for timing them alone
 #include "snapml/chunk_source.h"
 #include "snapml/cuda/check.h"
 #include "snapml/cuda/device_csr.h"
@@ -36,7 +36,7 @@
 #include "snapml/cuda/sdca_gpu.h"
 #include "snapml/datasets/synthetic.h"
 #include "snapml/error.h"
-#include "snapml/objectives.h"
+#include "snapml/impl/objectives.h"
 
 namespace {
 

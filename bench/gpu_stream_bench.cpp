@@ -29,7 +29,7 @@
 
 #include "gpu_bench_setup.h"
 #include "gpu_timing.h"
-#include "sdca_gpu_kernels.h"  // the kernels' launchers: cuda/src, for timing them alone
+#include "dual/sdca_gpu_kernels.h"  // the kernels' launchers: cuda/src, for timing them alone
 #include "snapml/chunk_source.h"
 #include "snapml/cuda/check.h"
 #include "snapml/cuda/chunk_ring.h"
@@ -39,7 +39,7 @@
 #include "snapml/cuda/stream_plan.h"
 #include "snapml/datasets/synthetic.h"
 #include "snapml/error.h"
-#include "snapml/objectives.h"
+#include "snapml/impl/objectives.h"
 
 namespace {
 

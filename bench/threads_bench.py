@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Seconds per SDCA epoch at 1 and 2 threads against the epoch's non-zeros: where a
-second thread starts to pay (snapml/src/threads.cpp, default_threads). Prints a
+second thread starts to pay (snapml/src/common/threads.cpp, default_threads). Prints a
 Markdown table.
 
 Each data set is a generated .snap file (tests/cli/synthetic_snap.cpp) of N rows,

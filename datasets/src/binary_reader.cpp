@@ -23,7 +23,7 @@
 
 #include "snapml/datasets/binary_format.h"
 #include "snapml/error.h"
-#include "snapml/huge_pages.h"
+#include "snapml/impl/huge_pages.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the binary chunked format is little-endian; this reader needs a little-endian host"
@@ -337,7 +337,7 @@ Dataset load_binary(const InputFile& input) {
     CsrChunk& c = chunks[i];
     const auto n_rows = static_cast<std::size_t>(v.n_rows);
     const auto nnz = static_cast<std::size_t>(v.nnz());
-    // Solvers read the rows in a random order (snapml/huge_pages.h).
+    // Solvers read the rows in a random order (snapml/impl/huge_pages.h).
     reserve_huge_pages(c.row_offsets, n_rows + 1);
     reserve_huge_pages(c.labels, n_rows);
     reserve_huge_pages(c.col_indices, nnz);

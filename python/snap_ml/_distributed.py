@@ -8,7 +8,7 @@ ends with the same model. MPI is initialised on first use, never at import, and
 finalised at process exit, or, when the process exits with an error (an uncaught
 exception, ``sys.exit(1)``), every rank is ended by MPI_Abort instead of the others
 waiting for this one forever (python/src/mpi.cpp). Before training the ranks check
-that they agree on the parameters and hold different rows (snapml/rank_agreement.h).
+that they agree on the parameters and hold different rows (snapml/impl/rank_agreement.h).
 docs/distributed.md, "Python", has the details.
 """
 
@@ -107,7 +107,7 @@ def train_together(distributed, X, y, sample_weight):
     trains alone, on all of them, the model of one process (never K copies as one
     fit at C*K). Asked for explicitly (``distributed=True``), the ranks train
     together and the core refuses ranks holding the same rows with a message
-    saying how to shard them (snapml/rank_agreement.h). Collective: every rank
+    saying how to shard them (snapml/impl/rank_agreement.h). Collective: every rank
     calls it.
     """
     if distributed != "auto":

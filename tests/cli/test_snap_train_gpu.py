@@ -51,7 +51,7 @@ def case_gpu(data_dir, scratch):
 
 def case_gpu_plugin(data_dir, scratch):
     """The CPU tools do not link the CUDA libraries: the GPU backend is a plugin
-    loaded on the first GPU request (snapml/gpu_backend.h), and a missing plugin
+    loaded on the first GPU request (snapml/impl/gpu_backend.h), and a missing plugin
     is an error naming where it was looked for."""
     for tool in ("train", "predict", "convert"):
         libraries = run("ldd", TOOLS[tool]).stdout

@@ -1,4 +1,4 @@
-// The GPU session (snapml/solver_factory.h, cuda/src/gpu_session.h): the problems
+// The GPU session (snapml/solver_factory.h, cuda/src/device/gpu_session.h): the problems
 // of one train() call share the devices and the rows the first one uploads. Each
 // problem of a shared session must reach the optimum a solver of its own reaches,
 // whatever the problems before it did with the devices; a source with other rows
@@ -13,7 +13,7 @@
 #include "random_csr.h"
 #include "snapml/chunk_source.h"
 #include "snapml/cuda/sdca_gpu.h"
-#include "snapml/objectives.h"
+#include "snapml/impl/objectives.h"
 #include "snapml/train.h"
 
 namespace snapml::cuda {

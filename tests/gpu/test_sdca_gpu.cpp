@@ -16,7 +16,7 @@
 #include "random_csr.h"
 #include "snapml/chunk_source.h"
 #include "snapml/cuda/sdca_gpu.h"
-#include "snapml/objectives.h"
+#include "snapml/impl/objectives.h"
 #include "snapml/solver.h"
 #include "thread_communicator.h"
 

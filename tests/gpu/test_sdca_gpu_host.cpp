@@ -2,7 +2,7 @@
 // the on-the-fly epoch permutation, and how train() selects the GPU solver. This
 // binary hides every device from itself (CUDA_VISIBLE_DEVICES="" before the CUDA
 // runtime starts), so a machine with a GPU checks the no-GPU path exactly as CI does.
-// train() reaches the GPU solver through the plugin (snapml/gpu_backend.h).
+// train() reaches the GPU solver through the plugin (snapml/impl/gpu_backend.h).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 

@@ -25,7 +25,7 @@
 #include "snapml/cuda/sdca_gpu.h"
 #include "snapml/cuda/stream_plan.h"
 #include "snapml/error.h"
-#include "snapml/objectives.h"
+#include "snapml/impl/objectives.h"
 #include "snapml/solver.h"
 
 namespace snapml::cuda {

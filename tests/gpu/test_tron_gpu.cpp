@@ -19,7 +19,7 @@
 #include "snapml/communicator.h"
 #include "snapml/cuda/tron_gpu.h"
 #include "snapml/datasets/svmlight.h"
-#include "snapml/matrix_operations.h"
+#include "snapml/impl/matrix_operations.h"
 #include "snapml/solver.h"
 #include "snapml/solver_factory.h"
 #include "test_data.h"

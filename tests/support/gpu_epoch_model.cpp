@@ -7,11 +7,11 @@
 #include <limits>
 #include <vector>
 
-#include "snapml/certificate_schedule.h"
+#include "snapml/impl/certificate_schedule.h"
 #include "snapml/chunk_source.h"
 #include "snapml/cuda/permutation.h"
 #include "snapml/losses/dispatch.h"
-#include "snapml/objectives.h"
+#include "snapml/impl/objectives.h"
 
 namespace snapml::testing {
 namespace {

@@ -7,7 +7,7 @@
 // one worker whose chunks are the dataset's chunks, as the resident solver has
 // them, and certifies each epoch with the core's duality gap (objectives.h).
 //
-// Tests run it where there is no GPU (tests/cpp/solvers/test_gpu_epoch_model.cpp:
+// Tests run it where there is no GPU (tests/cpp/dual/test_gpu_epoch_model.cpp:
 // does the schedule converge at a device's R?) and compare the kernel's fits with
 // it where there is one (tests/gpu).
 #pragma once

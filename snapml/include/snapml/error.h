@@ -54,7 +54,7 @@ class Unsupported : public Error {
 // A fit whose certificate diverged (the dual fell, or the duality gap grew over a
 // window of certificates, or an objective turned non-finite) and that could not
 // recover: no model is returned. The message says what diverged and what to train
-// with instead (snapml/src/divergence_guard.h). A fit that merely ran out of
+// with instead (snapml/src/dual/divergence_guard.h). A fit that merely ran out of
 // max_epochs while converging is not this: it returns with converged = false.
 class FitDiverged : public Error {
  public:

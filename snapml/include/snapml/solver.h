@@ -26,7 +26,7 @@ struct SolverState;
 
 // Which algorithm solves an L2 (or unpenalised) problem: dual coordinate ascent
 // (SDCA, CPU or GPU), the primal trust-region Newton method (TRON, CPU;
-// snapml/src/tron.cpp), or `Auto`, which picks per problem (solver_factory.h).
+// snapml/src/primal/tron.cpp), or `Auto`, which picks per problem (solver_factory.h).
 // Penalty L1 (and elastic net) trains by newGLMNET for the logistic and squared
 // losses and by primal coordinate descent for the squared hinge, whatever the
 // choice among those three; `CoordinateDescent` asks for plain coordinate descent
@@ -37,10 +37,10 @@ enum class SolverChoice { Dual, Primal, Auto, CoordinateDescent };
 const char* solver_choice_name(SolverChoice choice);
 SolverChoice solver_choice_from_name(const std::string& name);
 
-// How the primal solver (snapml/src/tron.cpp) steps: the trust-region Newton
+// How the primal solver (snapml/src/primal/tron.cpp) steps: the trust-region Newton
 // method, limited-memory BFGS with a line search that costs no pass over the
-// data (snapml/src/quasi_newton.h), or Newton steps solved by a Cholesky
-// factorisation of the whole Hessian (snapml/src/newton_direct.h; a scalar loss).
+// data (snapml/src/primal/quasi_newton.h), or Newton steps solved by a Cholesky
+// factorisation of the whole Hessian (snapml/src/primal/newton_direct.h; a scalar loss).
 // Auto: L-BFGS for the multinomial loss, whose Newton iterations the trust region
 // keeps short at raw-count scale (docs/algorithms.md, "Multinomial"); Cholesky
 // for a penalised scalar loss whose Hessian is small and cheap to form
@@ -82,7 +82,7 @@ struct SolverParameters {
   // CoCoA+: local epochs per communication round (H). Ignored with one rank.
   int local_epochs = 1;
   // CoCoA+'s sigma': false keeps the paper's safe sigma' = K; true (default)
-  // adapts it to the measured overlap of the ranks' changes (snapml/cocoa.h).
+  // adapts it to the measured overlap of the ranks' changes (snapml/impl/cocoa.h).
   bool adaptive_sigma = true;
   // Hinge and squared hinge: leave out of the passes the rows whose dual variable
   // is likely to stay at its bound (LIBLINEAR's shrinking; docs/algorithms.md). Used
@@ -127,7 +127,7 @@ struct EpochRecord {
   // intercept or no penalty it has no dual point: dual and gap are NaN and the
   // fit stops on gradient_norm <= tol * ||grad P(0)|| (docs/algorithms.md).
   double gradient_norm = 0.0;
-  // This certificate said the fit diverged (snapml/src/divergence_guard.h) and the
+  // This certificate said the fit diverged (snapml/src/dual/divergence_guard.h) and the
   // solver lowered its concurrency (the GPU's rows in flight) to go on.
   bool concurrency_reduced = false;
 };
@@ -141,7 +141,7 @@ struct FitResult {
   // The CPU SDCA solver with several threads: the replicas of w they stepped on
   // (one per thread; snapml/thread_updates.h), 0 when they shared one w.
   int replicas = 0;
-  // CoCoA+ rounds (merges of the workers' changes; snapml/cocoa_round.h) with
+  // CoCoA+ rounds (merges of the workers' changes; snapml/impl/cocoa_round.h) with
   // several workers, 0 with one.
   int rounds = 0;
   // The dual solver with a non-smooth loss: the weights and alpha returned are
@@ -152,7 +152,7 @@ struct FitResult {
   // GPU's rows in flight); each is marked in its record (concurrency_reduced).
   int concurrency_reductions = 0;
   // The primal solver: passes over this rank's rows its products made (a
-  // gradient is two, X w and X^T d; snapml/src/counted_operations.h); 0 from the
+  // gradient is two, X w and X^T d; snapml/src/primal/counted_operations.h); 0 from the
   // others.
   std::int64_t data_passes = 0;
   std::vector<EpochRecord> history;
@@ -186,11 +186,11 @@ class Solver {
   virtual FitResult fit(ChunkSource& source, Communicator& communicator, SolverState& state) = 0;
 };
 
-// Stochastic dual coordinate ascent on CPU threads (snapml/src/sdca_cpu.cpp).
+// Stochastic dual coordinate ascent on CPU threads (snapml/src/dual/sdca_cpu.cpp).
 std::unique_ptr<Solver> make_sdca_cpu_solver(const SolverParameters& parameters);
 
 // Primal coordinate descent for penalty L1 with the logistic, squared hinge or
-// squared (lasso) loss, on one process and one thread (snapml/src/cd_l1_cpu.cpp).
+// squared (lasso) loss, on one process and one thread (snapml/src/l1/cd_l1_cpu.cpp).
 // Stops on LIBLINEAR's minimum-norm sub-gradient rule; EpochRecord's dual and gap
 // are those of the dual-scaling point (docs/algorithms.md). Throws InvalidArgument
 // for another loss or penalty, and from fit() with communicator.size() > 1.
@@ -201,7 +201,7 @@ bool l1_penalty_supports(LossKind kind);
 
 // newGLMNET (Yuan, Ho & Lin 2012; LIBLINEAR's -s 6) for penalty L1 and the elastic
 // net (l1_ratio) with the logistic or squared loss, on one process
-// (snapml/src/glmnet_cpu.cpp): Newton iterations whose quadratic model is solved
+// (snapml/src/l1/glmnet_cpu.cpp): Newton iterations whose quadratic model is solved
 // by coordinate descent, then a line search. Same stopping rule and certificate
 // as make_cd_l1_cpu_solver. Throws InvalidArgument for another loss or penalty,
 // and from fit() with communicator.size() > 1.
@@ -211,7 +211,7 @@ bool glmnet_supports(LossKind kind);
 // The primal trust-region Newton solver (Lin, Weng & Keerthi 2008; LIBLINEAR's
 // -s 0, 2, 11) on CPU threads, on one process or as one of K ranks, each holding
 // its rows: every gradient and Hessian-vector product is summed over the ranks,
-// so K ranks take the single-process iterates (snapml/src/tron.cpp). Penalty L2
+// so K ranks take the single-process iterates (snapml/src/primal/tron.cpp). Penalty L2
 // (the intercept penalised or free) or none; the losses loss_is_primal accepts.
 std::unique_ptr<Solver> make_tron_cpu_solver(const SolverParameters& parameters);
 // Whether make_tron_cpu_solver solves the loss (validate() refuses another with

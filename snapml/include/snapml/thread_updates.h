@@ -5,7 +5,7 @@
 // (PASSCoDe-Atomic, Hsieh, Yu & Dhillon, ICML 2015), keeping the columns most rows
 // touch pending per thread (hot_columns.h); a w of a few hundred weights, whose
 // every column is hot, through a copy per thread published every few rows
-// (snapml/src/thread_copies.h). An epoch converges like a sequential
+// (snapml/src/dual/thread_copies.h). An epoch converges like a sequential
 // one, but every update of a column that several threads touch moves its cache
 // line between the cores: on a click log (dense integer fields, frequent
 // categorical values) two threads were no faster than one.
@@ -14,7 +14,7 @@
 // this round (blocks of a fresh permutation, so the partition changes every
 // epoch), with plain loads and stores; after each half of the epoch
 // (kReplicaRoundsPerEpoch) the copies' changes are added into w by the CoCoA+
-// round (snapml/cocoa_round.h) with the thread as a worker: sigma' adapted to the
+// round (snapml/impl/cocoa_round.h) with the thread as a worker: sigma' adapted to the
 // measured overlap of the threads' changes keeps the dual non-decreasing and
 // w = w(alpha), so the duality gap still certifies. This is SySCD's replication
 // with dynamic re-partitioning (Ioannou, Mendler-Dunner & Parnell, NeurIPS 2019,

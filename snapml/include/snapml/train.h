@@ -54,7 +54,7 @@ struct TrainParameters {
   int threads = 0;       // 0: every OpenMP thread
   std::uint64_t seed = 0;
   int local_epochs = 1;  // CoCoA+ local epochs per round with several ranks
-  bool adaptive_sigma = true;  // CoCoA+ sigma' adapted (snapml/cocoa.h) or fixed at K
+  bool adaptive_sigma = true;  // CoCoA+ sigma' adapted (snapml/impl/cocoa.h) or fixed at K
   bool shrinking = true;       // hinge and squared hinge: SolverParameters::shrinking
   ThreadUpdates thread_updates = ThreadUpdates::Auto;  // SolverParameters::thread_updates
   // Start from this model's weights (same loss, classes and at most as many

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "../../../snapml/src/omp_threads.h"
+#include "../../../snapml/src/common/omp_threads.h"
 
 #include "snapml/datasets/svmlight.h"
 #include "snapml/threads.h"

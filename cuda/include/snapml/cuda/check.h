@@ -7,7 +7,7 @@
 // the file and line:
 //
 //   "CUDA call cudaMalloc(&ptr, bytes) failed: out of memory (cudaErrorMemoryAllocation)
-//    on device 0 at cuda/src/device_csr.cpp:41"
+//    on device 0 at cuda/src/device/device_csr.cpp:41"
 //
 // After a kernel launch, SNAPML_CUDA_CHECK(cudaGetLastError()) catches a bad launch
 // configuration; errors inside the kernel surface at the next synchronizing call.

@@ -86,7 +86,7 @@ constexpr int kHopperSms = 132;
 // The epoch kernel's usage per block size, from the compiled code for sm_90
 // (CUDA 13.0; cuobjdump is not installed here, so ptxas's report):
 //   (cd build/cuda; nvcc --options-file CMakeFiles/snapml_cuda.dir/includes_CUDA.rsp -O3
-//    --generate-code=arch=compute_90,code=sm_90 -std=c++17 -Xptxas -v -c ../../cuda/src/sdca_gpu.cu)
+//    --generate-code=arch=compute_90,code=sm_90 -std=c++17 -Xptxas -v -c ../../cuda/src/dual/sdca_gpu.cu)
 // Registers per thread, the largest over the four losses (the logistic's Newton
 // loop; 64 for every loss with 32-thread blocks), and static shared memory per
 // block. The device itself asks cudaOccupancyMaxActiveBlocksPerMultiprocessor;

@@ -8,7 +8,7 @@
 //
 //   always   per row   32 bytes: target y_i, cost C_i, ||x_i||^2, alpha_i (doubles),
 //                      40 with several CoCoA+ workers (alpha at the round's start:
-//                      snapml/cocoa.h may scale a round's alpha changes)
+//                      snapml/impl/cocoa.h may scale a round's alpha changes)
 //            weights   2 x 8 (n_features + 1): v, and the start weights a warm start
 //                      from weights uploads (counted always: an upper bound)
 //            partials  16 KiB a chunk: the objective kernel's block sums

@@ -1,6 +1,6 @@
-// The primal trust-region Newton solver (snapml/src/tron.cpp) with its products on
+// The primal trust-region Newton solver (snapml/src/primal/tron.cpp) with its products on
 // GPUs: the same solver code over a GPU backend of the matrix-operations seam
-// (snapml/matrix_operations.h). docs/gpu.md, "Primal Newton on the GPU".
+// (snapml/impl/matrix_operations.h). docs/gpu.md, "Primal Newton on the GPU".
 //
 // The backend keeps this rank's rows on the devices for the whole fit, each
 // device id a contiguous row range (operations_plan.h): the CSR matrix with the
@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "snapml/chunk_source.h"
-#include "snapml/matrix_operations.h"
+#include "snapml/impl/matrix_operations.h"
 #include "snapml/solver.h"
 
 namespace snapml::cuda {

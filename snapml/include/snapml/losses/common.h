@@ -100,7 +100,7 @@ struct is_shrinkable<Loss, std::void_t<decltype(Loss::kShrinkable)>> : std::bool
 
 // Whether a loss is exactly 0 wherever y * margin >= 1 (kZeroBeyondMarginOne): the
 // hinge and the squared hinge. The duality-gap pass skips the rows it can prove
-// are there (snapml/objectives.h, MarginBounds).
+// are there (snapml/impl/objectives.h, MarginBounds).
 template <typename Loss, typename = void>
 struct is_zero_beyond_margin_one : std::false_type {};
 template <typename Loss>
@@ -110,7 +110,7 @@ struct is_zero_beyond_margin_one<Loss, std::void_t<decltype(Loss::kZeroBeyondMar
 // Whether a loss is not smooth (kNonSmooth: the hinge's kink at margin 1), so
 // that its dual's coordinate steps converge sublinearly and the last iterate
 // wanders near the optimum; the dual fit then also certifies an average of its
-// iterates (snapml/cocoa_round.h, IterateAverage) and ends on the better one.
+// iterates (snapml/impl/cocoa_round.h, IterateAverage) and ends on the better one.
 template <typename Loss, typename = void>
 struct is_non_smooth : std::false_type {};
 template <typename Loss>

@@ -8,7 +8,7 @@
 // A loss's kind is its index in the list; LossKind names those indices for C++
 // callers and is computed from the list, so the two cannot disagree. To add a
 // loss: write its header (contract.h says what it must have), append it to
-// AllLosses, and test it (tests/cpp/solvers/test_losses.cpp); docs/architecture.md
+// AllLosses, and test it (tests/cpp/common/test_losses.cpp); docs/architecture.md
 // lists the rest.
 #pragma once
 

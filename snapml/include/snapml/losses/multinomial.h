@@ -12,7 +12,7 @@
 //
 // One dual variable per class and row (kDualDimension = kOnePerClass): no scalar
 // solver takes it (dispatch.h's with_loss refuses it); the primal Newton solver
-// does (snapml/src/tron_multinomial.cpp). With two classes it is the logistic loss
+// does (snapml/src/primal/tron_multinomial.cpp). With two classes it is the logistic loss
 // on w_1 - w_0 and train() trains it as that, as scikit-learn does.
 #pragma once
 

@@ -1,4 +1,4 @@
-// What the primal Newton solver (snapml/src/tron.cpp) reads of a primal loss
+// What the primal Newton solver (snapml/src/primal/tron.cpp) reads of a primal loss
 // (contract.h, is_primal_loss) at one row's margin, in one call.
 //
 // The solver's passes over the rows evaluate the loss, its derivative and its

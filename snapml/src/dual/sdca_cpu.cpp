@@ -1,0 +1,554 @@
+// Stochastic dual coordinate ascent on CPU threads, one CoCoA+ worker per rank.
+//
+// Invariant: w = sum_i alpha_i * coefficient(y_i) * x_i over all ranks' rows
+// (the intercept is the constant feature `intercept_scaling` at index
+// n_features, regularised with the rest, as LIBLINEAR's -B). The duality gap
+// P(w) - D(alpha) is therefore a certificate of sub-optimality, and stopping on
+// gap <= tol * P(w) guarantees P(w) - P(w*) <= tol * P(w).
+//
+// An epoch visits every row once in a fresh random permutation. With a resident
+// source (in memory, memory-mapped) it is one permutation over the rows of all
+// chunks; a streamed source holds a few chunks at a time, so its epoch takes the
+// chunks in a fresh random order (where the source allows: reset_in_order) and
+// permutes the rows within each (slower per epoch: chunk_source.h). Each row gets
+// the exact coordinate step of its loss (snapml/losses/). With T > 1 threads the
+// threads claim blocks of the permutation in turn, and either all of them read
+// and update the shared vector with atomic adds: PASSCoDe-Atomic (Hsieh, Yu &
+// Dhillon, ICML 2015), which keeps the invariant exactly while reads may be
+// stale (a small w through a copy per thread, thread_copies.h); or each updates
+// its own replica of w, merged as CoCoA+ workers at the
+// epoch's end (SySCD; snapml/thread_updates.h says which and why). One thread
+// uses plain loads and stores and, with a fixed seed, is bit-for-bit
+// reproducible.
+//
+// CoCoA+ (Ma, Smith, Jaggi et al., ICML 2015): with K workers (ranks, or every
+// replica of every rank) each works on its own
+// rows with a local vector v = w + sigma' * dw_k for H local epochs; the
+// coordinate step sees margin v.x_i and curvature sigma' * ||x_i||^2. The round
+// itself (sigma', gamma, the reduction, the certificate) is run_cocoa_rounds's
+// (snapml/impl/cocoa_round.h), shared with the GPU solver; this solver is its
+// RoundBackend for one rank and its replicas. With K = 1 v is w itself and a
+// round is one plain SDCA epoch.
+//
+// Precision: w, alpha and ||x_i||^2 are doubles (8 bytes a row each for alpha and
+// the cached norm); data values stay float32. Doubles keep the invariant and the
+// gap accurate enough for tolerances near 1e-10.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "coordinate_step.h"
+#include "hot_columns.h"
+#include "../common/omp_threads.h"
+#include "prefetch.h"
+#include "resident_rows.h"
+#include "../common/random.h"
+#include "snapml/impl/cocoa_round.h"
+#include "snapml/impl/dual_start.h"
+#include "snapml/error.h"
+#include "snapml/impl/huge_pages.h"
+#include "snapml/impl/objectives.h"
+#include "snapml/solver.h"
+#include "snapml/thread_updates.h"
+#include "stream_window.h"
+#include "thread_copies.h"
+
+namespace snapml {
+namespace {
+
+using detail::ResidentRows;
+using detail::ShrinkBounds;
+using detail::SplitMix64;
+using detail::StepContext;
+using detail::ThreadPass;
+using detail::update_in_blocks;
+using detail::update_resident_rows;
+
+
+class SdcaCpuSolver final : public Solver, private RoundBackend {
+ public:
+  explicit SdcaCpuSolver(const SolverParameters& parameters) : parameters_(parameters) {
+    validate(parameters_);
+    require(parameters_.penalty == Penalty::L2,
+            "the SDCA solver solves penalty l2 only; penalty l1 is make_cd_l1_cpu_solver's (make_solver picks it)");
+    require(parameters_.penalise_intercept,
+            "the SDCA solver penalises the intercept; a free intercept is make_tron_cpu_solver's");
+  }
+  FitResult fit(ChunkSource& source, Communicator& communicator, SolverState& state) override;
+
+ private:
+  // RoundBackend: this rank is one CoCoA+ worker (cocoa_round.h).
+  std::int64_t n_rows() const override { return n_rows_; }
+  std::size_t weight_count() const override { return weights_.size(); }
+  void begin_round() override;
+  int rounds_per_epoch() const override;
+  std::int64_t epoch(int epoch_index, EpochShare share, double sigma, double newton_tolerance) override;
+  void local_change(double sigma, double* change) override;
+  void apply_change(double gamma, const double* change) override;
+  void scale_alpha(double gamma) override;
+  ObjectiveSums objective_sums(int next_epoch) override;
+  double squared_weight_norm() override;
+  std::vector<double> copy_alpha() override { return alpha_; }
+  // The average of a non-smooth loss's iterates (cocoa_round.h), for rows in
+  // memory only: 8 bytes a row more, and its own margin bounds (16) when the
+  // iterate has them; a streamed fit keeps to the 16 bytes a row its budget counts.
+  bool keeps_average() const override { return !resident_.chunks.empty(); }
+  void add_to_average(double weight) override;
+  void swap_average() override;
+
+  // One pass, or the share of it the driver names; returns the rows it visited.
+  template <typename Loss>
+  std::int64_t epoch_of(const Loss& loss, double* local_weights, double sigma, EpochShare share);
+  // The rows order[0, n) of `rows` on the team: one thread, the shared vector
+  // (PASSCoDe) or the replicas.
+  template <typename Loss>
+  void update_rows(const Loss& loss, const ResidentRows& rows, const std::int64_t* order, std::int64_t n,
+                   const StepContext& step, ThreadPass& total, std::uint8_t* left_out);
+  // CoCoA+ workers of this rank: its replicas, else 1.
+  int local_workers() const { return std::max(replicas_, 1); }
+  void prepare(ChunkSource& source, Communicator& communicator);
+  void initialise(ChunkSource& source, Communicator& communicator, SolverState& state);
+  // Shrinking only where the rows are in memory (an order over some of them) and
+  // one rank solves the whole problem (a CoCoA+ round's sub-problem moves w by
+  // gamma afterwards, which the previous pass's range does not bound; so neither
+  // with replicas, whose round is CoCoA+'s over the threads: fit()).
+  bool may_shrink() const { return parameters_.shrinking && ranks_ == 1 && !resident_.chunks.empty(); }
+  void start_shrinking(bool enabled);
+  void bring_every_row_back();
+  void after_shrinking_pass(double pg_max, double pg_min);
+
+  SolverParameters parameters_;
+  ChunkSource* source_ = nullptr;  // during fit()
+  RowTargets targets_;
+  int threads_ = 1;
+  int ranks_ = 1;
+  int replicas_ = 0;  // threads_ with replicas (thread_updates.h), else 0
+  std::int32_t n_features_ = 0;  // global: the largest over ranks
+  std::int64_t n_rows_ = 0;      // this rank's
+  std::vector<double> squared_norms_;  // ||x_i||^2 + intercept_scaling^2, visiting order
+  std::vector<double> alpha_;
+  std::vector<double> weights_;  // w, n_features_ + 1
+  // Several workers: each one's v = w + sigma' * dw_k during a round (one per
+  // replica, else one for this rank), and alpha at the round's start.
+  std::vector<std::vector<double>> local_;
+  std::vector<double> round_alpha_;
+  std::vector<std::int64_t> order_;
+  std::vector<std::int64_t> chunk_first_;  // n_chunks + 1 row offsets, first pass's (file) order
+  ResidentRows resident_;  // empty unless the source is resident
+  StreamedEpoch streamed_;  // a streamed epoch's chunk order and window (stream_window.h)
+  // Shrinking (hinge and squared hinge, a resident source, one rank): the rows
+  // still visited, a flag a row set when the last pass left it out, and the
+  // projected gradient range of the last pass (start_shrinking, after_shrinking_pass).
+  bool shrinking_ = false;
+  std::vector<std::int64_t> active_;
+  std::vector<std::uint8_t> left_out_;
+  double pg_max_old_ = HUGE_VAL;
+  double pg_min_old_ = -HUGE_VAL;
+  double unshrink_below_ = -1.0;  // the range at which every row comes back; < 0 before the first pass
+  // The gap pass of a hinge-type loss skips the rows whose loss it can prove 0
+  // (objectives.h, MarginBounds): 16 bytes a row, so only with a resident source.
+  std::unique_ptr<MarginBounds> bounds_;
+  // The averaged iterate (add_to_average) and the bounds of its margins.
+  std::vector<double> alpha_average_;
+  std::vector<double> weights_average_;
+  std::unique_ptr<MarginBounds> average_bounds_;
+  detail::HotColumns hot_;  // with several threads only
+  // A small w shared by several threads (thread_copies.h), else null.
+  std::unique_ptr<detail::ThreadCopies> copies_;
+  SplitMix64 random_{0};
+};
+
+void SdcaCpuSolver::prepare(ChunkSource& source, Communicator& communicator) {
+  threads_ = detail::resolve_threads(parameters_.threads);
+  targets_ = RowTargets::from(parameters_);
+  std::int64_t features = source.n_features();
+  communicator.allreduce_max(&features, 1);
+  n_features_ = static_cast<std::int32_t>(features);
+  // Each rank draws its own permutations; seed and rank fix them.
+  random_ = SplitMix64(parameters_.seed ^ (0xD1B54A32D192ED03ULL * static_cast<std::uint64_t>(communicator.rank() + 1)));
+
+  // One pass: row count and the cached squared norms (the step's curvature).
+  const double bias_square = parameters_.intercept_scaling * parameters_.intercept_scaling;
+  squared_norms_.clear();
+  resident_ = ResidentRows{};
+  if (source.resident()) {
+    resident_.first.push_back(0);
+    for (std::size_t c = 0; c < source.n_chunks(); ++c) {
+      resident_.chunks.push_back(source.chunk(c));
+      resident_.first.push_back(resident_.first.back() + resident_.chunks.back().n_rows);
+    }
+    resident_.index_blocks();
+  }
+  chunk_first_.assign(1, 0);
+  // Replicas or the shared vector (thread_updates.h); shrinking as fit() decides it.
+  const bool shrinks = may_shrink() && with_loss(parameters_.loss, parameters_.epsilon, 0.0, [](const auto& loss) {
+    return losses::is_shrinkable<std::decay_t<decltype(loss)>>::value;
+  });
+  // With threads, how many rows have each column: the hot ones (hot_columns.h),
+  // which the shared w keeps pending and whose presence the Auto rule asks.
+  const bool counts_columns = threads_ > 1 && parameters_.thread_updates != ThreadUpdates::Replicas;
+  detail::ColumnCounter column_counter(counts_columns ? static_cast<std::size_t>(n_features_) + 1 : 0, source.nnz(),
+                                       threads_);
+  // The row-indexed arrays an epoch reads at random (snapml/impl/huge_pages.h).
+  const auto rows = static_cast<std::size_t>(source.n_rows());
+  reserve_huge_pages(squared_norms_, rows);
+  reserve_huge_pages(alpha_, rows);
+  if (source.resident()) reserve_huge_pages(order_, rows);
+  CsrView x;
+  source.reset();
+  while (source.next(x)) {
+    const std::size_t base = squared_norms_.size();
+    chunk_first_.push_back(chunk_first_.back() + x.n_rows);
+    if (counts_columns) column_counter.add(x);
+    squared_norms_.resize(base + static_cast<std::size_t>(x.n_rows));
+    double* norms = squared_norms_.data() + base;
+SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
+    for (std::int64_t row = 0; row < x.n_rows; ++row) norms[row] = row_squared_norm(x, row) + bias_square;
+  }
+  n_rows_ = static_cast<std::int64_t>(squared_norms_.size());
+  const bool with_intercept = parameters_.intercept_scaling != 0.0;
+  hot_ = counts_columns ? detail::HotColumns(column_counter.take(), n_rows_, with_intercept) : detail::HotColumns();
+  ReplicaProblem problem;
+  problem.epoch_nnz = source.nnz();
+  problem.n_features = n_features_;
+  problem.skewed_columns = hot_.size() > (with_intercept ? 1u : 0u);
+  problem.shrinks = shrinks;
+  replicas_ = use_replicas(parameters_.thread_updates, threads_, problem) ? threads_ : 0;
+  if (replicas_ > 0) hot_ = detail::HotColumns();  // every column is a replica's
+  const std::size_t weights = static_cast<std::size_t>(n_features_) + 1;
+  copies_.reset();
+  if (replicas_ == 0 && detail::ThreadCopies::fits(weights, threads_)) {
+    copies_ = std::make_unique<detail::ThreadCopies>(weights, threads_);
+    hot_ = detail::HotColumns();  // every column is in the copies
+  }
+  require(resident_.chunks.empty() || resident_.first.back() == n_rows_,
+          "the chunk source's chunk(i) views hold " + std::to_string(resident_.first.empty() ? 0 : resident_.first.back()) +
+              " rows but next() returned " + std::to_string(n_rows_));
+}
+
+void SdcaCpuSolver::initialise(ChunkSource& source, Communicator& communicator, SolverState& state) {
+  const StartFrom start = warm_start_from(state, n_rows_, n_features_);
+  alpha_.assign(static_cast<std::size_t>(n_rows_), 0.0);
+  reserve_huge_pages(weights_, static_cast<std::size_t>(n_features_) + 1);
+  weights_.assign(static_cast<std::size_t>(n_features_) + 1, 0.0);
+  const double bias_value = parameters_.intercept_scaling;
+  const double* start_weights = start == StartFrom::Weights ? state.weights.data() : nullptr;
+
+  with_loss(parameters_.loss, parameters_.epsilon, 0.0, [&](const auto& loss) {
+    using Loss = std::decay_t<decltype(loss)>;
+    std::int64_t offset = 0;
+    CsrView x;
+    source.reset();
+    while (source.next(x)) {
+      require(offset + x.n_rows <= n_rows_, "the chunk source returned more rows than in its first pass");
+      for (std::int64_t row = 0; row < x.n_rows; ++row) {
+        const double y = targets_.target(x.labels[row]);
+        const double cost = targets_.cost(y, x.weight(row));
+        const auto index = static_cast<std::size_t>(offset + row);
+        double& alpha = alpha_[index];
+        if (!(cost > 0.0)) continue;  // stays 0: the row is absent
+        const double margin =
+            start == StartFrom::Weights ? row_dot(x, row, start_weights) + bias_value * start_weights[n_features_] : 0.0;
+        alpha = starting_alpha(loss, start, start == StartFrom::Alpha ? state.alpha[index] : 0.0, margin, y, cost);
+        // w(alpha), accumulated in row order: deterministic for any thread count.
+        const double scale = alpha * Loss::coefficient(y);
+        if (scale == 0.0) continue;
+        for (std::int64_t k = x.row_begin(row); k < x.row_end(row); ++k)
+          weights_[static_cast<std::size_t>(x.col_indices[k])] += scale * static_cast<double>(x.values[k]);
+        weights_[static_cast<std::size_t>(n_features_)] += scale * bias_value;
+      }
+      offset += x.n_rows;
+    }
+    require(offset == n_rows_, "the chunk source returned fewer rows than in its first pass");
+  });
+  communicator.allreduce_sum(weights_.data(), weights_.size());
+}
+
+template <typename Loss>
+std::int64_t SdcaCpuSolver::epoch_of(const Loss& loss, double* local_weights, double sigma, EpochShare share) {
+  ChunkSource& source = *source_;
+  StepContext context{targets_, local_weights, n_features_, parameters_.intercept_scaling, sigma,
+                      hot_.empty() ? nullptr : &hot_};
+  if (detail::prefetch_weights(static_cast<std::size_t>(n_features_) + 1)) context.prefetched_weights = local_weights;
+  if (!resident_.chunks.empty()) {
+    // The rows still in the problem (all of them unless shrinking left some out),
+    // in a fresh random order: with every row in, the permutation of all rows;
+    // with several rounds an epoch, each visits its part of that one order.
+    const auto n = static_cast<std::int64_t>(active_.size());
+    if (share.part == 0) {
+      order_.assign(active_.begin(), active_.end());
+      detail::shuffle(order_.data(), n, random_);
+    }
+    const std::int64_t begin = n * share.part / share.parts;
+    const std::int64_t end = n * (share.part + 1) / share.parts;
+    ShrinkBounds bounds{pg_max_old_, pg_min_old_};
+    StepContext step = context;
+    // Shrinking judges a whole pass (replicas, whose epochs have parts, never shrink).
+    if (shrinking_ && losses::is_shrinkable<Loss>::value) step.shrink = &bounds;
+    ThreadPass total(nullptr);
+    update_rows(loss, resident_, order_.data() + begin, end - begin, step, total, left_out_.data());
+    if (step.shrink != nullptr) after_shrinking_pass(total.pg_max, total.pg_min);
+    return end - begin;
+  }
+  require(share.parts == 1, "a streamed epoch is not cut into shares (rounds_per_epoch is 1 for it)");
+  // Streamed: the rows of a sliding window of chunks mixed (stream_window.h);
+  // chunk_first_ places each chunk's rows among alpha and the norms.
+  streamed_epoch(source, chunk_first_, random_, streamed_,
+                 [&](const ResidentRows& rows, const std::int64_t* order, std::int64_t n) {
+                   ThreadPass total(nullptr);
+                   update_rows(loss, rows, order, n, context, total, nullptr);
+                 });
+  return n_rows_;
+}
+
+template <typename Loss>
+void SdcaCpuSolver::update_rows(const Loss& loss, const ResidentRows& rows, const std::int64_t* order, std::int64_t n,
+                                const StepContext& step, ThreadPass& total, std::uint8_t* left_out) {
+  const int team = static_cast<int>(std::min<std::int64_t>(threads_, std::max<std::int64_t>(n, 1)));
+  if (team <= 1) {
+    update_resident_rows<Loss, false>(loss, rows, order, n, 0, n, alpha_.data(), squared_norms_.data(), step,
+                                      total, left_out);
+    return;
+  }
+  if (copies_) {  // set only without replicas
+    // A small w: a copy per thread, published every few rows (thread_copies.h).
+    double* const base = step.local_weights;
+SNAPML_OMP(parallel num_threads(team))
+    {
+      detail::ThreadCopies::Copy copy(*copies_, detail::thread_index(), base);
+      StepContext own = step;
+      own.local_weights = copy.weights();
+      own.prefetched_weights = nullptr;  // a small w stays in cache (prefetch.h)
+      own.hot = nullptr;
+      update_in_blocks(n, own, total, [&](std::int64_t begin, std::int64_t end, ThreadPass& pass) {
+        for (std::int64_t first = begin; first < end; first += detail::ThreadCopies::kPublishRows) {
+          update_resident_rows<Loss, false>(loss, rows, order, n, first,
+                                            std::min(end, first + detail::ThreadCopies::kPublishRows),
+                                            alpha_.data(), squared_norms_.data(), own, pass, left_out);
+          copy.publish(base);
+        }
+      });
+    }
+    copies_->fold(base);
+    return;
+  }
+  if (replicas_ == 0) {
+SNAPML_OMP(parallel num_threads(team))
+    update_in_blocks(n, step, total, [&](std::int64_t begin, std::int64_t end, ThreadPass& pass) {
+      update_resident_rows<Loss, true>(loss, rows, order, n, begin, end, alpha_.data(), squared_norms_.data(),
+                                       step, pass, left_out);
+    });
+    return;
+  }
+  // Replicas: each thread steps on its own copy of w with plain loads and stores;
+  // no other thread reads or writes it until the round merges them. The hot
+  // columns too: shared in w (pending, published every few rows) they cost the
+  // replicas most of their gain, every publication a cache miss for the other
+  // thread's next reads (the click log: 0.46-0.55 s an epoch with two threads
+  // against 0.30-0.31 s with none shared; one thread 0.53 s).
+SNAPML_OMP(parallel num_threads(team))
+  {
+    StepContext own = step;
+    own.local_weights = local_[static_cast<std::size_t>(detail::thread_index())].data();
+    if (own.prefetched_weights != nullptr) own.prefetched_weights = own.local_weights;
+    own.hot = nullptr;
+    update_in_blocks(n, own, total, [&](std::int64_t begin, std::int64_t end, ThreadPass& pass) {
+      update_resident_rows<Loss, false>(loss, rows, order, n, begin, end, alpha_.data(), squared_norms_.data(),
+                                        own, pass, left_out);
+    });
+  }
+}
+
+// Shrinking (Hsieh et al. 2008, section 3.2; LIBLINEAR's solve_l2r_l1l2_svc): a row
+// whose dual variable sits at a bound its gradient points beyond, by more than the
+// previous pass's largest violation, is left out of the following passes. LIBLINEAR
+// brings every row back when the passes over the rest have converged to its
+// tolerance on the projected gradient; the certificate here is the duality gap over
+// all rows (shrunk rows included; fit() takes it once the epochs since the last one
+// have visited as many rows as the data holds), so the rows come back each time the projected gradient range of the rows still visited has fallen
+// tenfold since the last time they did: a row left out wrongly is back within a
+// factor ten of progress, and the gap, not the shrunk problem, decides when to stop.
+void SdcaCpuSolver::start_shrinking(bool enabled) {
+  shrinking_ = enabled;
+  unshrink_below_ = -1.0;
+  bring_every_row_back();
+}
+
+void SdcaCpuSolver::bring_every_row_back() {
+  // Only a resident epoch orders rows by this list; a streamed one permutes each
+  // chunk and must keep to the 16 bytes a row its memory budget counts.
+  active_.resize(resident_.chunks.empty() ? 0 : static_cast<std::size_t>(n_rows_));
+  for (std::size_t i = 0; i < active_.size(); ++i) active_[i] = static_cast<std::int64_t>(i);
+  left_out_.assign(shrinking_ ? static_cast<std::size_t>(n_rows_) : 0, 0);
+  pg_max_old_ = HUGE_VAL;
+  pg_min_old_ = -HUGE_VAL;
+}
+
+void SdcaCpuSolver::after_shrinking_pass(double pg_max, double pg_min) {
+  active_.erase(std::remove_if(active_.begin(), active_.end(),
+                               [&](std::int64_t i) { return left_out_[static_cast<std::size_t>(i)] != 0; }),
+                active_.end());
+  // No row with a projected gradient (every row left out): the range is 0.
+  const double range = pg_max >= pg_min ? pg_max - pg_min : 0.0;
+  if (unshrink_below_ < 0.0) {
+    unshrink_below_ = 0.1 * range;
+  } else if (range <= unshrink_below_) {
+    unshrink_below_ = 0.1 * range;
+    bring_every_row_back();
+    return;
+  }
+  // As LIBLINEAR: a range on one side of 0 only does not bound the other side.
+  pg_max_old_ = pg_max > 0.0 ? pg_max : HUGE_VAL;
+  pg_min_old_ = pg_min < 0.0 ? pg_min : -HUGE_VAL;
+}
+
+int SdcaCpuSolver::rounds_per_epoch() const {
+  return replicas_ > 0 && ranks_ == 1 && !resident_.chunks.empty() ? kReplicaRoundsPerEpoch : 1;
+}
+
+std::int64_t SdcaCpuSolver::epoch(int, EpochShare share, double sigma, double newton_tolerance) {
+  // One worker: w itself. Several: this rank's copy, or with replicas the first
+  // one (what a team of one steps on; a larger team gives each thread its own).
+  double* v = local_.empty() ? weights_.data() : local_.front().data();
+  return with_loss(parameters_.loss, parameters_.epsilon, newton_tolerance,
+                   [&](const auto& loss) { return epoch_of(loss, v, sigma, share); });
+}
+
+void SdcaCpuSolver::begin_round() {
+  local_.resize(static_cast<std::size_t>(local_workers()));
+  round_alpha_.resize(alpha_.size());
+  const auto copies = static_cast<std::int64_t>(local_.size());
+  const auto rows = static_cast<std::int64_t>(alpha_.size());
+  // Each thread copies w into its own replica (written by it first: its pages)
+  // and a share of alpha (a replica round is half an epoch: the copies are a few
+  // per cent of it).
+  const int team = static_cast<int>(std::min<std::int64_t>(
+      detail::threads_for(rows + copies * static_cast<std::int64_t>(weights_.size()), threads_), copies));
+SNAPML_OMP(parallel num_threads(team))
+  {
+    const std::int64_t size = detail::team_size();
+    const std::int64_t k = detail::thread_index();
+    for (std::int64_t c = k; c < copies; c += size) {
+      std::vector<double>& v = local_[static_cast<std::size_t>(c)];
+      reserve_huge_pages(v, weights_.size());
+      v = weights_;
+    }
+    std::copy(alpha_.begin() + rows * k / size, alpha_.begin() + rows * (k + 1) / size,
+              round_alpha_.begin() + rows * k / size);
+  }
+}
+
+// The merge's passes over w and its copies, on the team by blocks of columns
+// (the click log's 2^20 weights and two replicas: 4.0-4.5 ms a merge on one
+// thread, 2.9-3.5 ms on two, twice an epoch of 150 ms). Each block's ||dw_k||^2
+// is summed apart and the blocks in order: the same sigma' and gamma for any
+// thread count.
+constexpr std::size_t kMergeColumns = std::size_t{1} << 14;
+
+void SdcaCpuSolver::local_change(double sigma, double* change) {
+  const std::size_t size = weights_.size();
+  const auto blocks = static_cast<std::int64_t>((size + kMergeColumns - 1) / kMergeColumns);
+  std::vector<double> squares(static_cast<std::size_t>(blocks), 0.0);
+SNAPML_OMP(parallel for num_threads(detail::threads_for(static_cast<std::int64_t>(size), threads_)) schedule(static))
+  for (std::int64_t b = 0; b < blocks; ++b) {
+    const std::size_t first = static_cast<std::size_t>(b) * kMergeColumns;
+    const std::size_t count = std::min(kMergeColumns, size - first);
+    for (const std::vector<double>& v : local_)
+      squares[static_cast<std::size_t>(b)] +=
+          add_local_change(v.data() + first, weights_.data() + first, count, sigma, change + first);
+  }
+  for (const double square : squares) change[size] += square;
+}
+
+void SdcaCpuSolver::apply_change(double gamma, const double* change) {
+  const auto size = static_cast<std::int64_t>(weights_.size());
+SNAPML_OMP(parallel for num_threads(detail::threads_for(size, threads_)) schedule(static))
+  for (std::int64_t j = 0; j < size; ++j) weights_[static_cast<std::size_t>(j)] += gamma * change[j];
+}
+
+void SdcaCpuSolver::scale_alpha(double gamma) {
+  for (std::size_t i = 0; i < alpha_.size(); ++i) alpha_[i] = round_alpha_[i] + gamma * (alpha_[i] - round_alpha_[i]);
+}
+
+void SdcaCpuSolver::add_to_average(double weight) {
+  if (weight >= 1.0) {
+    alpha_average_ = alpha_;
+    weights_average_ = weights_;
+    if (bounds_) average_bounds_ = std::make_unique<MarginBounds>(squared_norms_.data(), squared_norms_.size());
+    return;
+  }
+  // average += weight (iterate - average): alpha's and w's alike (w_avg = w(alpha_avg)).
+  auto mix = [weight](std::vector<double>& average, const std::vector<double>& iterate, int threads) {
+    const auto size = static_cast<std::int64_t>(average.size());
+    double* const a = average.data();
+    const double* const x = iterate.data();
+SNAPML_OMP(parallel for num_threads(detail::threads_for(size, threads)) schedule(static))
+    for (std::int64_t i = 0; i < size; ++i) a[i] += weight * (x[i] - a[i]);
+  };
+  mix(alpha_average_, alpha_, threads_);
+  mix(weights_average_, weights_, threads_);
+}
+
+void SdcaCpuSolver::swap_average() {
+  alpha_.swap(alpha_average_);
+  weights_.swap(weights_average_);
+  bounds_.swap(average_bounds_);
+}
+
+ObjectiveSums SdcaCpuSolver::objective_sums(int) {
+  if (bounds_) bounds_->moved_to(weights_.data(), weights_.size());
+  return snapml::objective_sums(*source_, parameters_, weights_.data(), n_features_, alpha_.data(), threads_,
+                                bounds_.get());
+}
+
+double SdcaCpuSolver::squared_weight_norm() {
+  double squared_norm = 0.0;
+  for (const double weight : weights_) squared_norm += weight * weight;
+  return squared_norm;
+}
+
+FitResult SdcaCpuSolver::fit(ChunkSource& source, Communicator& communicator, SolverState& state) {
+  const auto started = std::chrono::steady_clock::now();
+  source_ = &source;
+  ranks_ = communicator.size();
+  prepare(source, communicator);
+  initialise(source, communicator, state);
+
+  start_shrinking(may_shrink() && replicas_ == 0);
+  bounds_.reset();
+  if (!resident_.chunks.empty() && loss_is_zero_beyond_margin_one(parameters_.loss))
+    bounds_ = std::make_unique<MarginBounds>(squared_norms_.data(), squared_norms_.size());
+
+  // CoCoA+'s K: every rank's workers (ranks may run different thread counts).
+  std::int64_t workers = local_workers();
+  communicator.allreduce_sum(&workers, 1);
+  FitResult result = run_cocoa_rounds(*this, communicator, static_cast<int>(workers), parameters_, started);
+  result.replicas = replicas_;
+  state.weights = weights_;
+  // Moved, not copied: a third row-sized vector at the end of a fit would raise
+  // the peak of out-of-core training above the 16 bytes a row its budget counts
+  // (docs/out-of-core.md). prepare() and initialise() refill both for a next fit.
+  state.alpha = std::move(alpha_);
+  std::vector<double>().swap(squared_norms_);
+  decltype(local_)().swap(local_);
+  std::vector<double>().swap(round_alpha_);
+  std::vector<double>().swap(alpha_average_);
+  std::vector<double>().swap(weights_average_);
+  bounds_.reset();
+  average_bounds_.reset();
+  source_ = nullptr;
+  return result;
+}
+
+}  // namespace
+
+std::unique_ptr<Solver> make_sdca_cpu_solver(const SolverParameters& parameters) {
+  return std::make_unique<SdcaCpuSolver>(parameters);
+}
+
+}  // namespace snapml

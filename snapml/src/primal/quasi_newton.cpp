@@ -1,0 +1,142 @@
+#include "quasi_newton.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "../common/interleaved_sums.h"
+#include "../common/omp_threads.h"
+
+namespace snapml::detail {
+
+LbfgsMemory::LbfgsMemory(std::size_t width, int pairs, int threads)
+    : threads_(threads),
+      pairs_(static_cast<std::size_t>(pairs)),
+      s_(pairs_, std::vector<double>(width)),
+      y_(pairs_, std::vector<double>(width)),
+      rho_(pairs_, 0.0),
+      alpha_(pairs_, 0.0) {}
+
+namespace {
+
+constexpr std::int64_t kBlock = 4096;  // entries per block of the ordered sums below
+
+// For each block of kBlock entries, `block(begin, end)` returns the block's part
+// of a sum; the parts are added in block order: the same bits for any thread count.
+template <typename Block>
+double blocked_sum(std::int64_t width, int threads, const Block& block) {
+  const std::int64_t blocks = (width + kBlock - 1) / kBlock;
+  std::vector<double> sums(static_cast<std::size_t>(blocks), 0.0);
+SNAPML_OMP(parallel for num_threads(threads_for(width, threads)) schedule(static))
+  for (std::int64_t b = 0; b < blocks; ++b)
+    sums[static_cast<std::size_t>(b)] = block(b * kBlock, std::min(width, (b + 1) * kBlock));
+  double total = 0.0;
+  for (double sum : sums) total += sum;
+  return total;
+}
+
+// out = factor * out + scale * x (x may be null; factor 0 overwrites out), then
+// returns next . out (0 when next is null), in one sweep over the entries: the
+// two-loop recursion's update of one pair fused with the next pair's inner product.
+double sweep(std::vector<double>& out, double factor, double scale, const double* x, const double* next,
+             int threads) {
+  double* o = out.data();
+  return blocked_sum(static_cast<std::int64_t>(out.size()), threads, [&](std::int64_t begin, std::int64_t end) {
+    if (x != nullptr && factor == 0.0)
+      for (std::int64_t j = begin; j < end; ++j) o[j] = scale * x[j];
+    else if (x != nullptr)
+      for (std::int64_t j = begin; j < end; ++j) o[j] = factor * o[j] + scale * x[j];
+    else if (factor != 1.0)
+      for (std::int64_t j = begin; j < end; ++j) o[j] *= factor;
+    return next == nullptr ? 0.0 : interleaved_dot(next, o, begin, end);
+  });
+}
+
+}  // namespace
+
+double LbfgsMemory::dot(const std::vector<double>& a, const std::vector<double>& b) const {
+  return blocked_sum(static_cast<std::int64_t>(a.size()), threads_,
+                     [&](std::int64_t begin, std::int64_t end) { return interleaved_dot(a.data(), b.data(), begin, end); });
+}
+
+bool LbfgsMemory::remember(const std::vector<double>& s, const std::vector<double>& y) {
+  const double sy = dot(s, y);
+  const double yy = dot(y, y);
+  if (!(sy > std::numeric_limits<double>::epsilon() * yy)) return false;
+  newest_ = count_ == 0 ? 0 : (newest_ + 1) % pairs_;
+  count_ = std::min(count_ + 1, pairs_);
+  s_[newest_] = s;
+  y_[newest_] = y;
+  rho_[newest_] = 1.0 / sy;
+  gamma_ = sy / yy;
+  return true;
+}
+
+void LbfgsMemory::direction(const std::vector<double>& g, std::vector<double>& out) {
+  out.resize(g.size());
+  const std::size_t n = count_;
+  auto slot = [&](std::size_t age) { return (newest_ + pairs_ - age) % pairs_; };
+  // q = -g; newest pair first: alpha_i = rho_i s_i.q, q -= alpha_i y_i.
+  double next_dot = sweep(out, 0.0, -1.0, g.data(), n > 0 ? s_[slot(0)].data() : nullptr, threads_);
+  if (n == 0) return;
+  for (std::size_t age = 0; age < n; ++age) {
+    const std::size_t i = slot(age);
+    alpha_[i] = rho_[i] * next_dot;
+    next_dot = sweep(out, 1.0, -alpha_[i], y_[i].data(), age + 1 < n ? s_[slot(age + 1)].data() : nullptr, threads_);
+  }
+  // r = gamma q; oldest pair first: beta_i = rho_i y_i.r, r += (alpha_i - beta_i) s_i.
+  next_dot = sweep(out, gamma_, 0.0, nullptr, y_[slot(n - 1)].data(), threads_);
+  for (std::size_t age = n; age-- > 0;) {
+    const std::size_t i = slot(age);
+    const double beta = rho_[i] * next_dot;
+    next_dot = sweep(out, 1.0, alpha_[i] - beta, s_[i].data(), age > 0 ? y_[slot(age - 1)].data() : nullptr,
+                     threads_);
+  }
+}
+
+namespace {
+constexpr double kArmijo = 1e-4;         // sufficient decrease
+constexpr double kSlopeTolerance = 0.01;  // |phi'(t)| <= this x |phi'(0)|: the line's minimum, near enough
+constexpr int kLineEvaluations = 20;
+// Relative differences of f below this are rounding: f's terms are all >= 0, so
+// its rounding is a few thousand ulps of f at most, summed in blocks (ordered_sum).
+constexpr double kValueRounding = 1e-12;
+}  // namespace
+
+LineStep minimise_along_line(const LineFunction& phi, double value0, double slope0, double start) {
+  LineStep best;  // the lowest decreasing point so far
+  best.value = value0;
+  double best_change = 0.0;
+  double lo = 0.0, hi = std::numeric_limits<double>::infinity();
+  double t = start;
+  LineValues at{value0, slope0, 0.0};
+  for (int evaluation = 0; evaluation < kLineEvaluations; ++evaluation) {
+    at = phi(t);
+    ++best.evaluations;
+    // Armijo's test, on the values; where they differ by rounding only (near the
+    // optimum f changes by about ||g||^2 / L, below f's last digits), on the change
+    // the slopes give, t (phi'(0) + phi'(t)) / 2 (the trapezoid rule, exact for a
+    // quadratic): phi' is a sum of terms, not a difference of nearly equal values,
+    // so the decision does not turn on rounding (nor on the ranks' order of sums).
+    const bool rounding_only = std::fabs(at.value - value0) <= kValueRounding * std::fabs(value0);
+    const double change = rounding_only ? 0.5 * t * (slope0 + at.slope) : at.value - value0;
+    const bool decreases = change <= kArmijo * t * slope0;
+    if (t > 0.0 && decreases && (best.t == 0.0 || change < best_change)) {
+      best.t = t;
+      best.value = at.value;
+      best_change = change;
+      if (std::fabs(at.slope) <= kSlopeTolerance * std::fabs(slope0)) break;  // the line's minimum
+    }
+    if (at.slope > 0.0)
+      hi = t;
+    else
+      lo = t;
+    double next = at.curvature > 0.0 ? t - at.slope / at.curvature : std::numeric_limits<double>::infinity();
+    if (!(next > lo && next < hi)) next = std::isfinite(hi) ? 0.5 * (lo + hi) : std::max(2.0 * lo, 1.0);
+    if (!(next != t)) break;  // the bracket has shrunk below rounding
+    t = next;
+  }
+  return best;
+}
+
+}  // namespace snapml::detail

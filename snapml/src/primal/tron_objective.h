@@ -1,0 +1,97 @@
+// What the primal Newton solver (tron.cpp) minimises, as it sees it: the loss part
+// of f(w) = sum_i C_i loss_i(w) + 0.5 sum_j r_j w_j^2 over this rank's rows, with
+// its gradient, Hessian-vector products, Hessian diagonal and the paired dual
+// point. The trust region, CG, the penalty, the sums over ranks and the
+// certificate are the solver's, written once; an objective is one loss family
+// over the MatrixOperations seam: the scalar losses (one weight vector, tron.cpp)
+// and the multinomial loss (K weight vectors, tron_multinomial.cpp).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#include "../common/omp_threads.h"
+#include "snapml/communicator.h"
+#include "snapml/impl/matrix_operations.h"
+#include "snapml/solver.h"
+
+namespace snapml::detail {
+
+// The loss part along the line m + t u of margins (the quasi-Newton line search,
+// quasi_newton.h): its value and first two derivatives in t.
+struct LineValues {
+  double value = 0.0;
+  double slope = 0.0;
+  double curvature = 0.0;
+  LineValues& operator+=(const LineValues& other) {
+    value += other.value;
+    slope += other.slope;
+    curvature += other.curvature;
+    return *this;
+  }
+};
+
+class NewtonObjective {
+ public:
+  virtual ~NewtonObjective() = default;
+  // Weights the solver iterates on; the penalty-free ones (the intercepts when
+  // they are free) are the last intercept_count() of them.
+  virtual std::size_t width() const = 0;
+  virtual std::size_t intercept_count() const = 0;
+  // Entries of the per-row margins array.
+  virtual std::size_t margins_size() const = 0;
+  // The solver's starting weights from `state` (SolverState's warm-start rule;
+  // local products summed over `communicator`).
+  virtual std::vector<double> start(SolverState& state, Communicator& communicator) = 0;
+  // sum_i C_i loss_i at w over this rank's rows; writes w's margins.
+  virtual double loss_sum(const std::vector<double>& w, std::vector<double>& margins) = 0;
+  // The margins of v alone (one pass; the intercepts' included). Margins are
+  // linear in the weights: those of w + t v are m(w) + t m(v).
+  virtual void margins(const std::vector<double>& v, std::vector<double>& out) = 0;
+  // sum_i C_i loss_i at the margins m + t u over this rank's rows, with its
+  // derivatives in t: no pass over the data.
+  virtual LineValues along_line(const std::vector<double>& m, const std::vector<double>& u, double t) = 0;
+  // This rank's share of the loss's gradient into g (width() entries) from w's
+  // margins; keeps the curvatures for the products below and returns this rank's
+  // sum of the paired dual point's dual values.
+  virtual double gradient(const std::vector<double>& margins, double* g) = 0;
+  // This rank's share of (the loss's Hessian) v at the last gradient()'s point.
+  virtual void hessian_product(const std::vector<double>& v, double* out) = 0;
+  // This rank's share of the loss's Hessian diagonal at that point.
+  virtual void hessian_diagonal(double* out) = 0;
+  // This rank's share of the whole loss Hessian at that point, packed as
+  // MatrixOperations::hessian_matrix packs it (the direct Newton step,
+  // newton_direct.h). The scalar losses only: the solver asks no other.
+  virtual void hessian_matrix(double* out);
+  // Writes the solution into `state` in SolverState's layout: the weights, and the
+  // dual point paired with the last gradient().
+  virtual void finish(const std::vector<double>& w, SolverState& state) = 0;
+};
+
+// The multinomial loss over `operations` (tron_multinomial.cpp).
+std::unique_ptr<NewtonObjective> make_multinomial_objective(MatrixOperations& operations,
+                                                           const SolverParameters& parameters, int threads);
+
+// Sum over i < n of term(i), in blocks of rows whose sums are added in order: the
+// same bits for any thread count. The terms are doubles, or any value type with
+// += (LineValues).
+template <typename Term, typename Value = std::decay_t<std::invoke_result_t<const Term&, std::int64_t>>>
+Value ordered_sum(std::int64_t n, int threads, const Term& term) {
+  const std::int64_t blocks = row_blocks(n);
+  std::vector<Value> sums(static_cast<std::size_t>(blocks), Value{});
+SNAPML_OMP(parallel for num_threads(threads) schedule(static))
+  for (std::int64_t block = 0; block < blocks; ++block) {
+    Value sum{};
+    const std::int64_t end = std::min(n, (block + 1) * kRowBlock);
+    for (std::int64_t i = block * kRowBlock; i < end; ++i) sum += term(i);
+    sums[static_cast<std::size_t>(block)] = sum;
+  }
+  Value total{};
+  for (const Value& s : sums) total += s;
+  return total;
+}
+
+}  // namespace snapml::detail

@@ -1,0 +1,61 @@
+// The CoCoA+ aggregation rule (snapml/impl/cocoa.h): the safe start, the step share
+// gamma that keeps sigma' >= gamma * rho for every round, and the adapted sigma'.
+#include <gtest/gtest.h>
+
+#include "snapml/impl/cocoa.h"
+
+namespace {
+
+using snapml::CocoaAggregation;
+
+TEST(CocoaAggregation, StartsAtTheSafeSigmaOfK) {
+  EXPECT_EQ(CocoaAggregation(4).sigma(), 4.0);
+  EXPECT_EQ(CocoaAggregation(1).sigma(), 1.0);
+  EXPECT_EQ(CocoaAggregation(0).sigma(), 1.0);  // no worker counts as one
+}
+
+TEST(CocoaAggregation, AcceptsTheWholeChangeWhenTheOverlapIsWithinSigma) {
+  CocoaAggregation rule(4);
+  // Changes that share no feature: ||sum||^2 = sum of ||dw_k||^2, rho = 1.
+  EXPECT_EQ(rule.accept(3.0, 3.0), 1.0);
+  EXPECT_EQ(rule.last_rho(), 1.0);
+  EXPECT_DOUBLE_EQ(rule.sigma(), CocoaAggregation::kMargin * 1.0);
+}
+
+TEST(CocoaAggregation, ShortensARoundWhoseOverlapExceedsItsSigma) {
+  CocoaAggregation rule(4);
+  rule.accept(1.0, 1.0);  // sigma' becomes 1.25
+  const double sigma = rule.sigma();
+  // Four identical changes: ||sum||^2 = 16 ||dw||^2 against 4 ||dw||^2, rho = 4.
+  const double gamma = rule.accept(4.0, 16.0);
+  EXPECT_DOUBLE_EQ(gamma, sigma / 4.0);
+  EXPECT_LE(gamma * rule.last_rho(), sigma * (1.0 + 1e-15));  // Lemma 3's condition
+  EXPECT_EQ(rule.sigma(), 4.0);  // 1.25 * 4 clamped to K
+}
+
+TEST(CocoaAggregation, ClampsRhoToItsRange) {
+  CocoaAggregation rule(2);
+  // Opposing changes cancel (rho < 1): sigma' never drops below 1.
+  EXPECT_EQ(rule.accept(2.0, 0.1), 1.0);
+  EXPECT_EQ(rule.last_rho(), 1.0);
+  EXPECT_EQ(rule.sigma(), CocoaAggregation::kMargin);
+  // Rounding can put rho a hair above K: gamma stays sigma'/K.
+  EXPECT_DOUBLE_EQ(rule.accept(1.0, 2.0 + 1e-12), CocoaAggregation::kMargin / 2.0);
+  EXPECT_EQ(rule.last_rho(), 2.0);
+}
+
+TEST(CocoaAggregation, NothingMovedKeepsSigma) {
+  CocoaAggregation rule(3);
+  EXPECT_EQ(rule.accept(0.0, 0.0), 1.0);
+  EXPECT_EQ(rule.sigma(), 3.0);
+}
+
+TEST(CocoaAggregation, FixedRuleKeepsSigmaAtKAndNeverShortens) {
+  CocoaAggregation rule(3, /*adaptive=*/false);
+  for (double rho : {1.0, 2.0, 3.0}) {
+    EXPECT_EQ(rule.accept(1.0, rho), 1.0);
+    EXPECT_EQ(rule.sigma(), 3.0);
+  }
+}
+
+}  // namespace

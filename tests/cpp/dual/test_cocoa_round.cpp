@@ -1,0 +1,266 @@
+// The CoCoA+ round driver (snapml/impl/cocoa_round.h) over a scripted backend: when it
+// reduces, which gamma it applies and when it scales alpha, when it certifies and
+// when it stops. The solvers' own tests check the maths on real data.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "snapml/impl/cocoa_round.h"
+
+namespace snapml {
+namespace {
+
+// Records the driver's calls; its "changes" and sums follow a script.
+class ScriptedBackend final : public RoundBackend {
+ public:
+  std::int64_t rows = 10;
+  std::int64_t visited_per_epoch = 10;
+  std::vector<std::vector<double>> changes;  // per round: dw sum (2 weights), then sum_k ||dw_k||^2
+  std::vector<int> epochs_seen;
+  std::vector<double> sigmas_seen;
+  std::vector<double> gammas_applied;
+  std::vector<double> gammas_scaled;
+  std::vector<int> certified_before;  // next_epoch of each objective pass
+  int rounds_begun = 0;
+  int parts = 1;  // rounds an epoch the backend asks for
+  std::vector<int> parts_seen;
+  std::vector<int> shares_seen;  // the share count of each call
+
+  std::int64_t n_rows() const override { return rows; }
+  std::size_t weight_count() const override { return 2; }
+  void begin_round() override { ++rounds_begun; }
+  int rounds_per_epoch() const override { return parts; }
+  std::int64_t epoch(int epoch_index, EpochShare share, double sigma, double) override {
+    epochs_seen.push_back(epoch_index);
+    parts_seen.push_back(share.part);
+    shares_seen.push_back(share.parts);
+    sigmas_seen.push_back(sigma);
+    return visited_per_epoch;
+  }
+  void local_change(double, double* change) override {
+    const std::vector<double>& round = changes.at(gammas_applied.size());
+    for (std::size_t j = 0; j < round.size(); ++j) change[j] += round[j];
+  }
+  void apply_change(double gamma, const double*) override { gammas_applied.push_back(gamma); }
+  void scale_alpha(double gamma) override { gammas_scaled.push_back(gamma); }
+  // Gap 2 / epoch against a primal of 1 + 1 / epoch.
+  ObjectiveSums objective_sums(int next_epoch) override {
+    certified_before.push_back(next_epoch);
+    ObjectiveSums sums;
+    sums.loss = 1.0 + 1.0 / next_epoch;
+    sums.dual = 1.0 - 1.0 / next_epoch;
+    return sums;
+  }
+  double squared_weight_norm() override { return 0.0; }
+  std::vector<double> copy_alpha() override { return {static_cast<double>(epochs_seen.size())}; }
+};
+
+TEST(CocoaRound, AResumedFitCountsOnFromItsFirstEpochAndReportsProgressAfterEveryRound) {
+  ScriptedBackend backend;
+  SolverParameters parameters;
+  parameters.tol = 0.1;  // met at epoch 19 (see below)
+  parameters.first_epoch = 15;
+  std::vector<int> progress_epochs;
+  std::vector<double> snapshots;
+  parameters.on_progress = [&](int epochs, const std::function<SolverState()>& snapshot) {
+    progress_epochs.push_back(epochs);
+    snapshots.push_back(snapshot().alpha.at(0));
+  };
+  LocalCommunicator local;
+  const FitResult result = run_cocoa_rounds(backend, local, 1, parameters, std::chrono::steady_clock::now());
+  EXPECT_TRUE(result.converged);
+  EXPECT_EQ(result.epochs, 19);
+  EXPECT_EQ(backend.epochs_seen, (std::vector<int>{15, 16, 17, 18}));
+  EXPECT_EQ(progress_epochs, (std::vector<int>{16, 17, 18, 19}));
+  EXPECT_EQ(snapshots, (std::vector<double>{1, 2, 3, 4}));
+}
+
+TEST(CocoaRound, OneWorkerCertifiesOnceTheEpochsHaveVisitedEveryRow) {
+  ScriptedBackend backend;
+  backend.visited_per_epoch = 4;  // a shrunk fit: every third epoch has visited 12 >= 10 rows
+  SolverParameters parameters;
+  parameters.tol = 0.1;  // met once 2 / e <= 0.1 (1 + 1 / e), e >= 19
+  LocalCommunicator local;
+  const FitResult result = run_cocoa_rounds(backend, local, 1, parameters, std::chrono::steady_clock::now());
+  EXPECT_TRUE(result.converged);
+  EXPECT_EQ(result.epochs, 21);
+  EXPECT_EQ(result.rows_visited, 21 * 4);
+  ASSERT_EQ(backend.certified_before.size(), 7u);
+  for (std::size_t k = 0; k < backend.certified_before.size(); ++k) {
+    EXPECT_EQ(backend.certified_before[k], 3 * static_cast<int>(k + 1));
+    EXPECT_EQ(result.history[k].epoch, 3 * static_cast<int>(k + 1));
+  }
+  EXPECT_EQ(backend.rounds_begun, 0);  // one worker: v is w, nothing to remember
+  EXPECT_TRUE(backend.gammas_applied.empty());
+  for (const double sigma : backend.sigmas_seen) EXPECT_EQ(sigma, 1.0);
+}
+
+TEST(CocoaRound, OneWorkerStopsAtMaxEpochsWithACertificate) {
+  ScriptedBackend backend;
+  backend.visited_per_epoch = 4;
+  SolverParameters parameters;
+  parameters.tol = 1e-9;
+  parameters.max_epochs = 5;
+  LocalCommunicator local;
+  const FitResult result = run_cocoa_rounds(backend, local, 1, parameters, std::chrono::steady_clock::now());
+  EXPECT_FALSE(result.converged);
+  EXPECT_EQ(result.epochs, 5);
+  // After epoch 3 (12 rows visited) and after the last epoch, whatever it visited.
+  EXPECT_EQ(backend.certified_before, (std::vector<int>{3, 5}));
+}
+
+TEST(CocoaRound, SeveralWorkersShortenARoundWhoseOverlapExceedsSigma) {
+  ScriptedBackend backend;
+  // Round 1: the workers' changes do not overlap (rho = 1): gamma 1, next sigma'
+  // 1.25 rho. Round 2: they all point the same way (rho = 2 > 1.25): gamma =
+  // sigma' / rho, and alpha is scaled back alike. Round 3: rho = 1 again.
+  backend.changes = {{1.0, 0.0, 1.0}, {1.0, 1.0, 1.0}, {0.0, 1.0, 1.0}};
+  SolverParameters parameters;
+  parameters.tol = 1e-9;
+  parameters.max_epochs = 6;
+  parameters.local_epochs = 2;
+  LocalCommunicator local;
+  const FitResult result = run_cocoa_rounds(backend, local, 2, parameters, std::chrono::steady_clock::now());
+  EXPECT_EQ(result.epochs, 6);
+  EXPECT_EQ(backend.rounds_begun, 3);
+  EXPECT_EQ(backend.epochs_seen, (std::vector<int>{0, 1, 2, 3, 4, 5}));
+  // sigma' starts at K = 2 (safe before any measurement), then adapts.
+  EXPECT_EQ(backend.sigmas_seen, (std::vector<double>{2.0, 2.0, 1.25, 1.25, 2.0, 2.0}));
+  ASSERT_EQ(backend.gammas_applied.size(), 3u);
+  EXPECT_DOUBLE_EQ(backend.gammas_applied[0], 1.0);
+  EXPECT_DOUBLE_EQ(backend.gammas_applied[1], 1.25 / 2.0);
+  EXPECT_DOUBLE_EQ(backend.gammas_applied[2], 1.0);
+  EXPECT_EQ(backend.gammas_scaled, (std::vector<double>{1.25 / 2.0}));
+  // Several workers: a certificate after every round.
+  EXPECT_EQ(backend.certified_before, (std::vector<int>{2, 4, 6}));
+}
+
+TEST(CocoaRound, SeveralRoundsAnEpochMergeAfterEachShareAndCountTheEpochOnce) {
+  ScriptedBackend backend;
+  backend.parts = 2;
+  backend.visited_per_epoch = 5;  // each share visits half the rows
+  // Rounds 1-2 (epoch 0): rho 1, then rho 2 > 1.25 (gamma 0.625); rounds 3-4 (epoch 1): rho 1.
+  backend.changes = {{1.0, 0.0, 1.0}, {1.0, 1.0, 1.0}, {0.0, 1.0, 1.0}, {1.0, 0.0, 1.0}};
+  SolverParameters parameters;
+  parameters.tol = 1e-9;
+  parameters.max_epochs = 2;
+  std::vector<int> progress_epochs;
+  parameters.on_progress = [&](int epochs, const std::function<SolverState()>&) { progress_epochs.push_back(epochs); };
+  LocalCommunicator local;
+  const FitResult result = run_cocoa_rounds(backend, local, 2, parameters, std::chrono::steady_clock::now());
+  EXPECT_EQ(result.epochs, 2);
+  EXPECT_EQ(result.rows_visited, 20);
+  EXPECT_EQ(result.rounds, 4);
+  EXPECT_EQ(backend.rounds_begun, 4);
+  EXPECT_EQ(backend.epochs_seen, (std::vector<int>{0, 0, 1, 1}));
+  EXPECT_EQ(backend.parts_seen, (std::vector<int>{0, 1, 0, 1}));
+  EXPECT_EQ(backend.shares_seen, (std::vector<int>{2, 2, 2, 2}));
+  EXPECT_EQ(backend.sigmas_seen, (std::vector<double>{2.0, 1.25, 2.0, 1.25}));
+  EXPECT_EQ(backend.gammas_applied, (std::vector<double>{1.0, 1.25 / 2.0, 1.0, 1.0}));
+  EXPECT_EQ(backend.gammas_scaled, (std::vector<double>{1.25 / 2.0}));
+  EXPECT_EQ(progress_epochs, (std::vector<int>{1, 2}));  // once an epoch, after its last share
+  // With H local epochs a round spans them all: one share an epoch.
+  ScriptedBackend spanning;
+  spanning.parts = 2;
+  spanning.changes = backend.changes;
+  parameters.local_epochs = 2;
+  parameters.on_progress = nullptr;
+  run_cocoa_rounds(spanning, local, 2, parameters, std::chrono::steady_clock::now());
+  EXPECT_EQ(spanning.parts_seen, (std::vector<int>{0, 0}));
+  EXPECT_EQ(spanning.shares_seen, (std::vector<int>{1, 1}));  // whole epochs
+  EXPECT_EQ(spanning.rounds_begun, 1);
+}
+
+// A backend that keeps the average of its iterates (IterateAverage): the
+// iterate's primal 1 + 2 / e and dual 1 - 1 / e after e epochs, the average's
+// primal 1 + 0.5 / e (or 1 + 3 / e) and dual 1 - 3 / e.
+class AveragingBackend final : public RoundBackend {
+ public:
+  bool average_better = true;
+  bool swapped = false;  // the average is the backend's (alpha, w)
+  std::vector<double> weights_added;
+  std::vector<int> certified_before;
+  std::vector<bool> certified_average;
+
+  std::int64_t n_rows() const override { return 10; }
+  std::size_t weight_count() const override { return 2; }
+  void begin_round() override {}
+  std::int64_t epoch(int, EpochShare, double, double) override { return 10; }
+  void local_change(double, double*) override {}
+  void apply_change(double, const double*) override {}
+  void scale_alpha(double) override {}
+  ObjectiveSums objective_sums(int next_epoch) override {
+    certified_before.push_back(next_epoch);
+    certified_average.push_back(swapped);
+    const double e = next_epoch;
+    ObjectiveSums sums;
+    sums.loss = swapped ? 1.0 + (average_better ? 0.5 : 3.0) / e : 1.0 + 2.0 / e;
+    sums.dual = swapped ? 1.0 - 3.0 / e : 1.0 - 1.0 / e;
+    return sums;
+  }
+  double squared_weight_norm() override { return 0.0; }
+  std::vector<double> copy_alpha() override { return {}; }
+  bool keeps_average() const override { return true; }
+  void add_to_average(double weight) override { weights_added.push_back(weight); }
+  void swap_average() override { swapped = !swapped; }
+};
+
+TEST(CocoaRound, AHingeFitEndsOnTheAverageWhenItsPrimalIsSmallerCertifiedByTheLargerDual) {
+  AveragingBackend backend;
+  SolverParameters parameters;
+  parameters.loss = LossKind::Hinge;
+  parameters.tol = 1e-9;
+  parameters.max_epochs = 6;
+  LocalCommunicator local;
+  const FitResult result = run_cocoa_rounds(backend, local, 1, parameters, std::chrono::steady_clock::now());
+  EXPECT_EQ(result.epochs, 6);
+  // Polynomial-decay weights (kDecay 3): 1, then 4 / (t + 3).
+  EXPECT_EQ(backend.weights_added, (std::vector<double>{1.0, 4.0 / 5, 4.0 / 6, 4.0 / 7, 4.0 / 8, 4.0 / 9}));
+  // The iterate after the epochs the schedule names; the average only where it
+  // can end the fit (here the last epoch).
+  EXPECT_EQ(backend.certified_before, (std::vector<int>{1, 2, 4, 6, 6}));
+  EXPECT_EQ(backend.certified_average, (std::vector<bool>{false, false, false, false, true}));
+  EXPECT_TRUE(backend.swapped);  // the result is the average
+  EXPECT_TRUE(result.averaged);
+  const EpochRecord& last = result.history.back();
+  EXPECT_DOUBLE_EQ(last.primal, 1.0 + 0.5 / 6);  // the average's
+  EXPECT_DOUBLE_EQ(last.dual, 1.0 - 1.0 / 6);    // the iterate's, the larger
+  EXPECT_DOUBLE_EQ(last.gap, last.primal - last.dual);
+
+  // An average with the larger primal: the iterate stays the result.
+  AveragingBackend worse;
+  worse.average_better = false;
+  const FitResult kept = run_cocoa_rounds(worse, local, 1, parameters, std::chrono::steady_clock::now());
+  EXPECT_FALSE(worse.swapped);
+  EXPECT_FALSE(kept.averaged);
+  EXPECT_DOUBLE_EQ(kept.history.back().primal, 1.0 + 2.0 / 6);
+  EXPECT_DOUBLE_EQ(kept.history.back().dual, 1.0 - 1.0 / 6);
+
+  // A smooth loss averages nothing.
+  AveragingBackend smooth;
+  parameters.loss = LossKind::SquaredHinge;
+  const FitResult plain = run_cocoa_rounds(smooth, local, 1, parameters, std::chrono::steady_clock::now());
+  EXPECT_TRUE(smooth.weights_added.empty());
+  EXPECT_FALSE(plain.averaged);
+  EXPECT_EQ(smooth.certified_before, (std::vector<int>{1, 2, 4, 6}));
+}
+
+TEST(CocoaRound, TheAverageEndsAFitWhoseIterateAloneHasNotMetTol) {
+  // tol 0.3: the iterate's relative gap 3 / (e + 2) meets it at e = 8, the
+  // average's primal with the iterate's dual, 1.5 / (e + 0.5), at e = 5.
+  AveragingBackend backend;
+  SolverParameters parameters;
+  parameters.loss = LossKind::Hinge;
+  parameters.tol = 0.3;
+  LocalCommunicator local;
+  const FitResult result = run_cocoa_rounds(backend, local, 1, parameters, std::chrono::steady_clock::now());
+  EXPECT_TRUE(result.converged);
+  EXPECT_TRUE(result.averaged);
+  EXPECT_GE(result.epochs, 5);
+  EXPECT_LT(result.epochs, 8);
+  EXPECT_DOUBLE_EQ(result.history.back().primal, 1.0 + 0.5 / result.epochs);
+  EXPECT_TRUE(backend.swapped);
+}
+
+}  // namespace
+}  // namespace snapml

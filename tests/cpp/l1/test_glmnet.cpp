@@ -1,0 +1,329 @@
+// newGLMNET (snapml/src/l1/glmnet_cpu.cpp): the KKT conditions at its result, the
+// same optimum as plain coordinate descent, the elastic net against an
+// independent accelerated proximal-gradient reference, its exact certificate,
+// warm start, thread counts, the factory's choice, and the refusals. Against
+// LIBLINEAR -s 6 on a9a: test_cd_l1's heart_scale case trains through train()
+// (now newGLMNET), and GlmnetA9a below.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "../fixtures/fit_once.h"
+#include "l1_references.h"
+#include "../fixtures/random_problem.h"
+#include "../fixtures/references.h"
+#include "snapml/chunk_source.h"
+#include "snapml/communicator.h"
+#include "snapml/datasets/svmlight.h"
+#include "snapml/error.h"
+#include "snapml/model.h"
+#include "snapml/impl/objectives.h"
+#include "snapml/solver.h"
+#include "snapml/solver_factory.h"
+#include "snapml/train.h"
+#include "test_data.h"
+
+namespace {
+
+using namespace snapml;
+using namespace snapml::testing;
+
+Fit fit(const Dataset& data, const SolverParameters& parameters, SolverState start = {}) {
+  return fit_once(*make_glmnet_cpu_solver(parameters), data, std::move(start));
+}
+
+SolverParameters tight(LossKind loss, double C = 1.0, double l1_ratio = 1.0) {
+  SolverParameters p;
+  p.loss = loss;
+  p.penalty = Penalty::L1;
+  p.l1_ratio = l1_ratio;
+  p.C = C;
+  p.intercept_scaling = 1.0;
+  p.tol = 1e-10;
+  p.max_epochs = 1000;
+  p.seed = 42;
+  return p;
+}
+
+Dataset problem_for(LossKind loss, bool sample_weights = false) {
+  RandomProblemOptions o;
+  o.regression = loss == LossKind::Squared;
+  o.sample_weights = sample_weights;
+  return random_problem(o);
+}
+
+// Independent elastic-net reference: FISTA with adaptive restart (O'Donoghue &
+// Candes 2015) on the dense problem, step 1/Lipschitz, the prox of a||.||_1
+// soft-thresholding; strongly convex for a < 1, so it converges linearly.
+Eigen::VectorXd elastic_net_reference(LossKind loss, const DenseProblem& p, double l1_ratio, int iterations = 20000) {
+  const double b = 1.0 - l1_ratio;
+  const double curvature = loss == LossKind::Logistic ? 0.25 : 2.0;
+  const Eigen::MatrixXd gram = p.x.transpose() * p.c.asDiagonal() * p.x;
+  const double lipschitz = curvature * gram.selfadjointView<Eigen::Lower>().eigenvalues().maxCoeff() + b;
+  const double step = 1.0 / lipschitz;
+  Eigen::VectorXd w = Eigen::VectorXd::Zero(p.x.cols());
+  Eigen::VectorXd z = w;
+  double t = 1.0;
+  for (int k = 0; k < iterations; ++k) {
+    const Eigen::VectorXd u = z - step * (loss_gradient(loss, p, z) + b * z);
+    Eigen::VectorXd next(u.size());
+    for (Eigen::Index j = 0; j < u.size(); ++j)
+      next(j) = std::copysign(std::max(0.0, std::fabs(u(j)) - step * l1_ratio), u(j));
+    const double t_next = 0.5 * (1.0 + std::sqrt(1.0 + 4.0 * t * t));
+    if ((z - next).dot(next - w) > 0.0) {  // restart: momentum points uphill
+      z = next;
+      t = 1.0;
+    } else {
+      z = next + ((t - 1.0) / t_next) * (next - w);
+      t = t_next;
+    }
+    w = next;
+  }
+  return w;
+}
+
+TEST(GlmnetCpu, MeetsKktWithClassAndSampleWeights) {
+  for (LossKind loss : {LossKind::Logistic, LossKind::Squared}) {
+    RandomProblemOptions o;
+    o.sample_weights = true;
+    o.regression = loss == LossKind::Squared;
+    if (loss == LossKind::Logistic) {
+      o.positive_label = 2.0;
+      o.negative_label = 5.0;
+    }
+    const Dataset data = random_problem(o);
+    SolverParameters p = tight(loss, loss == LossKind::Squared ? 0.02 : 0.3);
+    if (loss == LossKind::Logistic) {
+      p.positive_label = 2.0;
+      p.class_weight_positive = 1.7;
+      p.class_weight_negative = 0.6;
+    }
+    const Fit ours = fit(data, p);
+    ASSERT_TRUE(ours.result.converged) << loss_name(loss);
+    const DenseProblem problem = dense(data, p);
+    const Eigen::VectorXd w = as_vector(ours.state.weights);
+    expect_kkt(loss, problem, w, 1e-6);
+    EXPECT_GT(non_zeros(ours.state.weights), 0);
+    EXPECT_LT(non_zeros(ours.state.weights), static_cast<int>(w.size())) << loss_name(loss);
+    EXPECT_NEAR(ours.result.history.back().primal, l1_primal(loss, problem, w),
+                1e-10 * ours.result.history.back().primal);
+  }
+}
+
+// The L1 optimum is unique on these problems: newGLMNET and plain coordinate
+// descent reach the same objective, weights and zero pattern.
+TEST(GlmnetCpu, SameOptimumAsCoordinateDescent) {
+  for (LossKind loss : {LossKind::Logistic, LossKind::Squared}) {
+    const Dataset data = problem_for(loss, true);
+    SolverParameters p = tight(loss, loss == LossKind::Squared ? 0.05 : 0.5);
+    const Fit ours = fit(data, p);
+    p.max_epochs = 100000;
+    const Fit cd = fit_once(*make_cd_l1_cpu_solver(p), data);
+    ASSERT_TRUE(ours.result.converged && cd.result.converged) << loss_name(loss);
+    const double ours_primal = ours.result.history.back().primal;
+    EXPECT_NEAR(ours_primal, cd.result.history.back().primal, 1e-9 * ours_primal) << loss_name(loss);
+    const Eigen::VectorXd a = as_vector(ours.state.weights);
+    const Eigen::VectorXd b = as_vector(cd.state.weights);
+    EXPECT_LT((a - b).norm(), 1e-5 * (1.0 + b.norm())) << loss_name(loss);
+    for (Eigen::Index j = 0; j < a.size(); ++j) EXPECT_EQ(a(j) == 0.0, b(j) == 0.0) << loss_name(loss) << " " << j;
+    // Newton's outer iterations: far fewer than coordinate descent's epochs.
+    EXPECT_LT(ours.result.epochs, cd.result.epochs) << loss_name(loss);
+  }
+}
+
+TEST(GlmnetCpu, ElasticNetMatchesProximalGradientReference) {
+  for (LossKind loss : {LossKind::Logistic, LossKind::Squared}) {
+    for (double l1_ratio : {0.0, 0.3, 0.8}) {
+      const Dataset data = problem_for(loss, true);
+      const SolverParameters p = tight(loss, loss == LossKind::Squared ? 0.05 : 0.5, l1_ratio);
+      const Fit ours = fit(data, p);
+      ASSERT_TRUE(ours.result.converged) << loss_name(loss) << " " << l1_ratio;
+      const DenseProblem problem = dense(data, p);
+      const Eigen::VectorXd w = as_vector(ours.state.weights);
+      const Eigen::VectorXd reference = elastic_net_reference(loss, problem, l1_ratio);
+      const double p_ours = l1_primal(loss, problem, w, l1_ratio);
+      const double p_reference = l1_primal(loss, problem, reference, l1_ratio);
+      EXPECT_NEAR(p_ours, p_reference, 1e-10 * p_reference) << loss_name(loss) << " " << l1_ratio;
+      EXPECT_LT((w - reference).norm(), 1e-6 * (1.0 + reference.norm())) << loss_name(loss) << " " << l1_ratio;
+      expect_kkt(loss, problem, w, 1e-6, l1_ratio);
+      if (l1_ratio > 0.0) {
+        for (Eigen::Index j = 0; j < w.size(); ++j) EXPECT_EQ(w(j) == 0.0, reference(j) == 0.0) << j;
+      }
+      // The elastic net's certificate needs no scaling: at the optimum the gap closes.
+      const EpochRecord& last = ours.result.history.back();
+      EXPECT_NEAR(last.primal, p_ours, 1e-10 * p_ours);
+      EXPECT_GE(last.gap, -1e-12 * last.primal);
+      EXPECT_LT(last.gap, 1e-8 * last.primal) << loss_name(loss) << " " << l1_ratio;
+    }
+  }
+}
+
+TEST(GlmnetCpu, L1CertificateClosesAndDualPointIsFeasible) {
+  for (LossKind loss : {LossKind::Logistic, LossKind::Squared}) {
+    const Dataset data = problem_for(loss);
+    const SolverParameters p = tight(loss, loss == LossKind::Squared ? 0.05 : 0.5);
+    const Fit ours = fit(data, p);
+    ASSERT_TRUE(ours.result.converged);
+    for (const EpochRecord& record : ours.result.history)
+      EXPECT_GE(record.gap, -1e-12 * record.primal) << loss_name(loss) << " " << record.epoch;
+    EXPECT_LT(ours.result.history.back().gap, 1e-7 * ours.result.history.back().primal) << loss_name(loss);
+    const DenseProblem problem = dense(data, p);
+    const Eigen::VectorXd theta = as_vector(ours.state.alpha);
+    ASSERT_EQ(theta.size(), problem.x.rows());
+    const Eigen::VectorXd coefficient = loss == LossKind::Squared ? Eigen::VectorXd::Ones(theta.size()) : problem.y;
+    EXPECT_LE((problem.x.transpose() * theta.cwiseProduct(coefficient)).lpNorm<Eigen::Infinity>(), 1.0 + 1e-12);
+  }
+}
+
+TEST(GlmnetCpu, ReproducibleAndThreadCountOnlyRounds) {
+  const Dataset data = problem_for(LossKind::Logistic);
+  SolverParameters p = tight(LossKind::Logistic, 0.5);
+  p.tol = 1e-6;
+  const Fit first = fit(data, p);
+  const Fit second = fit(data, p);
+  EXPECT_EQ(first.state.weights, second.state.weights);
+  p.threads = 3;
+  const Fit threaded = fit(data, p);
+  EXPECT_NEAR(threaded.result.history.back().primal, first.result.history.back().primal,
+              1e-9 * first.result.history.back().primal);
+}
+
+TEST(GlmnetCpu, WarmStartFromTheOptimumStopsAtOnce) {
+  const Dataset data = problem_for(LossKind::Logistic);
+  const SolverParameters p = tight(LossKind::Logistic, 0.5, 0.7);
+  const Fit cold = fit(data, p);
+  SolverState start;
+  start.weights = cold.state.weights;
+  const Fit warm = fit(data, p, start);
+  EXPECT_LE(warm.result.epochs, 1);
+  ASSERT_FALSE(warm.result.history.empty());
+  EXPECT_NEAR(warm.result.history.back().primal, cold.result.history.back().primal,
+              1e-10 * cold.result.history.back().primal);
+}
+
+// Below C0 = 1 / ||grad L(0)/C||_inf, w = 0 is optimal: no Newton step, one certificate.
+TEST(GlmnetCpu, TinyCStaysAtZero) {
+  const Dataset data = problem_for(LossKind::Logistic);
+  SolverParameters p = tight(LossKind::Logistic, 1.0);
+  const DenseProblem unit = dense(data, p);
+  const double c0 =
+      1.0 / loss_gradient(LossKind::Logistic, unit, Eigen::VectorXd::Zero(unit.x.cols())).lpNorm<Eigen::Infinity>();
+  p.C = 0.99 * c0;
+  const Fit ours = fit(data, p);
+  EXPECT_TRUE(ours.result.converged);
+  EXPECT_EQ(non_zeros(ours.state.weights), 0);
+  ASSERT_EQ(ours.result.history.size(), 1u);
+  EXPECT_NEAR(ours.result.history[0].gap, 0.0, 1e-12 * ours.result.history[0].primal);
+}
+
+TEST(GlmnetCpu, RefusesWhatItDoesNotSolve) {
+  EXPECT_THROW(make_glmnet_cpu_solver(tight(LossKind::SquaredHinge)), InvalidArgument);
+  EXPECT_THROW(make_solver(tight(LossKind::SquaredHinge, 1.0, 0.5), false, {}), InvalidArgument);
+  EXPECT_THROW(make_solver(tight(LossKind::Logistic, 1.0, 1.5), false, {}), InvalidArgument);
+  SolverParameters p = tight(LossKind::Logistic, 1.0, 0.5);
+  p.solver = SolverChoice::CoordinateDescent;
+  EXPECT_THROW(make_solver(p, false, {}), InvalidArgument);
+  p = tight(LossKind::Logistic, 1.0, 0.5);
+  p.penalty = Penalty::L2;
+  EXPECT_THROW(make_solver(p, false, {}), InvalidArgument);  // l1_ratio belongs to penalty l1
+  p.l1_ratio = 1.0;
+  p.solver = SolverChoice::CoordinateDescent;
+  EXPECT_THROW(make_solver(p, false, {}), InvalidArgument);  // cd is L1 only
+  EXPECT_THROW(make_solver(tight(LossKind::Logistic), true, {}), Unsupported);
+
+  const Dataset data = problem_for(LossKind::Logistic);
+  InMemorySource source(data);
+  TwoRanks ranks;
+  SolverState state;
+  try {
+    make_glmnet_cpu_solver(tight(LossKind::Logistic))->fit(source, ranks, state);
+    FAIL() << "expected InvalidArgument";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("runs on one process"), std::string::npos) << e.what();
+  }
+}
+
+TEST(GlmnetCpu, TrainSelectsItForLogisticAndCdForSquaredHinge) {
+  RandomProblemOptions o;
+  o.positive_label = 3.0;
+  o.negative_label = 1.0;
+  const Dataset data = random_problem(o);
+  TrainParameters t;
+  t.penalty = Penalty::L1;
+  t.l1_ratio = 0.6;
+  t.C = 0.5;
+  t.tol = 1e-8;
+  t.intercept_scaling = 2.0;
+  t.threads = 1;
+  const TrainResult trained = train(data, t);
+  SolverParameters p = tight(LossKind::Logistic, 0.5, 0.6);
+  p.tol = 1e-8;
+  p.positive_label = 3.0;
+  p.intercept_scaling = 2.0;
+  p.seed = 0;
+  const Fit direct = fit(data, p);
+  const std::vector<double>& w = direct.state.weights;
+  EXPECT_EQ(std::vector<double>(trained.model.coef.begin(), trained.model.coef.end()),
+            std::vector<double>(w.begin(), w.end() - 1));
+  EXPECT_EQ(trained.model.intercept[0], 2.0 * w.back());
+
+  t.loss = LossKind::SquaredHinge;
+  t.l1_ratio = 1.0;
+  const TrainResult hinge = train(data, t);
+  p.loss = LossKind::SquaredHinge;
+  p.l1_ratio = 1.0;
+  const Fit cd = fit_once(*make_cd_l1_cpu_solver(p), data);
+  EXPECT_EQ(std::vector<double>(hinge.model.coef.begin(), hinge.model.coef.end()),
+            std::vector<double>(cd.state.weights.begin(), cd.state.weights.end() - 1));
+}
+
+// a9a at C = 1 against LIBLINEAR -s 6, both at -e 1e-4 (LIBLINEAR's lands within
+// 5e-5 of its -e 1e-6 objective): objectives within 1e-4 relative, and the
+// number of non-zeros within one of LIBLINEAR's. Not equal: a9a's one-hot groups
+// each sum to the intercept's column, so near the optimum the objective is flat
+// to 1e-7 relative along trading the intercept against a group, and the support
+// there is not unique (at -e 1e-6 LIBLINEAR has 97 non-zeros, the intercept
+// among them; newGLMNET at tol 1e-5 has 96 with the intercept 0, 6e-8 apart).
+TEST(GlmnetA9a, MatchesLibLinearS6SparsityAndObjective) {
+  if (std::system("command -v liblinear-train >/dev/null 2>&1") != 0) {
+    if (running_in_ci()) FAIL() << "liblinear-train missing";
+    GTEST_SKIP() << "liblinear-train not installed";
+  }
+  SNAPML_REQUIRE_DATASET(a9a, "a9a");
+  const std::string model_path = scratch_dir() + "/glmnet_a9a.liblinear";
+  const std::string command = "liblinear-train -s 6 -c 1 -B 1 -e 1e-4 -q " + a9a + " " + model_path + " >/dev/null";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  const Model theirs = Model::load_liblinear(model_path);
+  const Dataset data = datasets::read_svmlight(a9a);
+
+  TrainParameters t;
+  t.penalty = Penalty::L1;
+  t.C = 1.0;
+  t.tol = 1e-4;
+  t.threads = 2;
+  const TrainResult ours = train(data, t);
+  ASSERT_TRUE(ours.fits[0].converged);
+  ASSERT_EQ(theirs.classes, ours.model.classes);
+
+  SolverParameters p = tight(LossKind::Logistic, 1.0);
+  p.positive_label = ours.model.classes[1];
+  InMemorySource source(data);
+  auto objective_and_nnz = [&](const Model& model, int& nnz) {
+    std::vector<double> w(model.coef.begin(), model.coef.end());
+    w.resize(static_cast<std::size_t>(data.n_features()), 0.0);
+    w.push_back(model.intercept[0] / model.intercept_scaling);
+    nnz = non_zeros(w);
+    return l1_objectives(source, p, w.data(), data.n_features(), nullptr, 1).primal;
+  };
+  int nnz_ours = 0, nnz_theirs = 0;
+  const double p_ours = objective_and_nnz(ours.model, nnz_ours);
+  const double p_theirs = objective_and_nnz(theirs, nnz_theirs);
+  std::printf("a9a -s 6 -c 1: snapml %.10g (%d non-zeros)  LIBLINEAR %.10g (%d)  relative %.3g\n", p_ours, nnz_ours,
+              p_theirs, nnz_theirs, (p_ours - p_theirs) / p_theirs);
+  EXPECT_LE(std::abs(nnz_ours - nnz_theirs), 1);
+  EXPECT_NEAR(p_ours, p_theirs, 1e-4 * p_theirs);
+}
+
+}  // namespace

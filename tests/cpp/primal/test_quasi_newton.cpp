@@ -1,0 +1,140 @@
+// The primal solver's quasi-Newton method (snapml/src/primal/quasi_newton.h): the line
+// search on known convex functions, at the rounding floor too; the L-BFGS
+// memory's secant equation and skip rule; and whole fits by L-BFGS against the
+// trust-region method's optimum, for scalar losses and the multinomial loss. The
+// multinomial fits' references and ranks are in test_tron_multinomial.cpp.
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "../../../snapml/src/primal/quasi_newton.h"
+#include "../fixtures/fit_once.h"
+#include "../fixtures/random_problem.h"
+#include "snapml/chunk_source.h"
+#include "snapml/solver.h"
+#include "snapml/solver_factory.h"
+
+namespace {
+
+using namespace snapml;
+using namespace snapml::testing;
+using detail::LineValues;
+
+// phi(t) = exp(t) - 2 t: minimum at log 2.
+LineValues exp_line(double t) { return {std::exp(t) - 2.0 * t, std::exp(t) - 2.0, std::exp(t)}; }
+
+TEST(LineSearch, FindsTheMinimumOfAConvexFunctionFromEitherStart) {
+  for (double start : {0.0, 1.0}) {
+    const detail::LineStep step = detail::minimise_along_line(exp_line, 1.0, -1.0, start);
+    EXPECT_NEAR(step.t, std::log(2.0), 0.01) << start;  // |phi'(t)| <= 0.01 |phi'(0)|
+    EXPECT_DOUBLE_EQ(step.value, exp_line(step.t).value);
+    EXPECT_LE(step.evaluations, 5);
+  }
+}
+
+TEST(LineSearch, BracketsAStepPastAFlatMinimum) {
+  // phi(t) = (t - 1e-3)^2 from the natural step 1: Newton lands on the minimum.
+  auto phi = [](double t) { return LineValues{(t - 1e-3) * (t - 1e-3), 2.0 * (t - 1e-3), 2.0}; };
+  const detail::LineStep step = detail::minimise_along_line(phi, 1e-6, -2e-3, 1.0);
+  EXPECT_NEAR(step.t, 1e-3, 1e-5);
+}
+
+TEST(LineSearch, SteersBySlopeWhereTheValuesAreRoundingOnly) {
+  // The values equal to their last digit near an optimum: the slope still says
+  // where the line's minimum is (t = 1), and a step there is taken.
+  auto phi = [](double t) { return LineValues{100.0, 1e-14 * (t - 1.0), 1e-14}; };
+  const detail::LineStep step = detail::minimise_along_line(phi, 100.0, -1e-14, 0.0);
+  EXPECT_NEAR(step.t, 1.0, 0.01);
+}
+
+TEST(LineSearch, TakesNoStepWhereNothingDecreases) {
+  // A value that rises by more than rounding along the line, whatever the slope says.
+  auto phi = [](double t) { return LineValues{1.0 + t, -1.0, 0.0}; };
+  EXPECT_EQ(detail::minimise_along_line(phi, 1.0, -1.0, 1.0).t, 0.0);
+}
+
+TEST(LbfgsMemory, MeetsTheSecantEquationOfTheNewestPair) {
+  // BFGS's inverse update meets H y = s for the pair it adds last.
+  std::mt19937 random(5);
+  std::normal_distribution<double> normal;
+  const std::size_t width = 7;
+  detail::LbfgsMemory memory(width, 3, 2);
+  std::vector<double> s(width), y(width), out;
+  for (int pair = 0; pair < 5; ++pair) {  // more than it keeps: the oldest go
+    for (std::size_t j = 0; j < width; ++j) {
+      s[j] = normal(random);
+      y[j] = (1.0 + j) * s[j] + 0.1 * normal(random);  // s.y > 0
+    }
+    ASSERT_TRUE(memory.remember(s, y));
+  }
+  memory.direction(y, out);
+  for (std::size_t j = 0; j < width; ++j) EXPECT_NEAR(out[j], -s[j], 1e-12 * (1.0 + std::fabs(s[j])));
+}
+
+TEST(LbfgsMemory, SkipsAPairWithoutPositiveCurvature) {
+  detail::LbfgsMemory memory(2, 3, 1);
+  EXPECT_FALSE(memory.remember({1.0, 0.0}, {-1.0, 0.0}));
+  EXPECT_TRUE(memory.empty());
+  std::vector<double> out;
+  memory.direction({3.0, -4.0}, out);  // no pair: steepest descent
+  EXPECT_EQ(out, (std::vector<double>{-3.0, 4.0}));
+}
+
+SolverParameters primal(LossKind loss, PrimalMethod method) {
+  SolverParameters p;
+  p.loss = loss;
+  p.solver = SolverChoice::Primal;
+  p.primal_method = method;
+  p.C = 2.0;
+  p.intercept_scaling = 1.0;
+  p.penalise_intercept = false;
+  p.tol = 1e-9;
+  p.max_epochs = 1000;
+  p.threads = 2;
+  return p;
+}
+
+SolverParameters multinomial(PrimalMethod method) {
+  SolverParameters p = primal(LossKind::Multinomial, method);
+  p.classes = {0.0, 1.0, 2.0};
+  p.class_weights = {1.0, 1.0, 1.0};
+  return p;
+}
+
+// Both methods to the gradient rule: the same minimum, and (the problem strongly
+// convex in the penalised weights) the same penalised weights.
+void expect_same_optimum(const Dataset& data, SolverParameters lbfgs) {
+  SolverParameters newton = lbfgs;
+  newton.primal_method = PrimalMethod::TrustRegion;
+  const Fit ours = fit_once(*make_tron_cpu_solver(lbfgs), data);
+  const Fit reference = fit_once(*make_tron_cpu_solver(newton), data);
+  ASSERT_TRUE(ours.result.converged);
+  ASSERT_TRUE(reference.result.converged);
+  const double optimum = reference.result.history.back().primal;
+  EXPECT_NEAR(ours.result.history.back().primal, optimum, 1e-12 * optimum);
+  // Two passes an iteration (X p and the gradient), the two start passes and
+  // g(0)'s with the gradient rule: the line search reads no data.
+  EXPECT_EQ(ours.result.data_passes, 2 * std::int64_t{ours.result.epochs} + 3);
+}
+
+TEST(PrimalLbfgs, LogisticReachesTheTrustRegionOptimum) {
+  expect_same_optimum(random_problem(RandomProblemOptions{}), primal(LossKind::Logistic, PrimalMethod::Lbfgs));
+}
+
+TEST(PrimalLbfgs, SquaredHingeReachesTheTrustRegionOptimum) {
+  expect_same_optimum(random_problem(RandomProblemOptions{}), primal(LossKind::SquaredHinge, PrimalMethod::Lbfgs));
+}
+
+TEST(PrimalLbfgs, MultinomialReachesTheTrustRegionOptimumAndIsTheDefault) {
+  expect_same_optimum(three_classes(), multinomial(PrimalMethod::Auto));
+  // Auto is L-BFGS for the multinomial loss: the same iterates as asking for it.
+  const Fit automatic = fit_once(*make_tron_cpu_solver(multinomial(PrimalMethod::Auto)), three_classes());
+  const Fit asked = fit_once(*make_tron_cpu_solver(multinomial(PrimalMethod::Lbfgs)), three_classes());
+  EXPECT_EQ(automatic.state.weights, asked.state.weights);
+}
+
+}  // namespace

@@ -1,0 +1,407 @@
+// The primal Newton solver, stepping by the trust region or by Cholesky: optimum
+// against dense references and the normal equations, the duality-gap
+// certificate, a free intercept and no penalty, sample weights, K ranks against
+// one process, the dual solver's optimum on a9a, C = 1e6, the solver selection
+// (primal, auto) and the method auto picks.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <tuple>
+#include <vector>
+
+#include "../fixtures/fit_once.h"
+#include "../fixtures/random_problem.h"
+#include "../fixtures/references.h"
+#include "snapml/chunk_source.h"
+#include "snapml/datasets/svmlight.h"
+#include "snapml/impl/objectives.h"
+#include "snapml/solver.h"
+#include "snapml/solver_factory.h"
+#include "test_data.h"
+#include "thread_communicator.h"
+
+namespace {
+
+using namespace snapml;
+using namespace snapml::testing;
+
+Fit fit(const Dataset& data, const SolverParameters& parameters, SolverState start = {}) {
+  return fit_once(*make_tron_cpu_solver(parameters), data, std::move(start));
+}
+
+SolverParameters tight(LossKind loss, PrimalMethod method = PrimalMethod::TrustRegion) {
+  SolverParameters p;
+  p.loss = loss;
+  p.solver = SolverChoice::Primal;
+  p.primal_method = method;
+  p.C = 1.5;
+  p.intercept_scaling = 1.0;
+  p.tol = 1e-10;
+  p.max_epochs = 1000;
+  p.threads = 2;
+  return p;
+}
+
+// d/dm of C loss(y, m), written independently of the library's loss structs.
+double loss_derivative(LossKind loss, double y, double m) {
+  switch (loss) {
+    case LossKind::Logistic: return -y / (1.0 + std::exp(y * m));
+    case LossKind::SquaredHinge: return 1.0 - y * m > 0.0 ? -2.0 * y * (1.0 - y * m) : 0.0;
+    default: return 2.0 * (m - y);
+  }
+}
+
+// The gradient of sum_i c_i loss(y_i, x_i.w) + 0.5 sum_j r_j w_j^2 in dense form,
+// with r_j = 0 for the intercept when it is free and everywhere without penalty.
+Eigen::VectorXd dense_gradient(const DenseProblem& p, LossKind loss, const Eigen::VectorXd& w, bool penalised,
+                               bool intercept_penalised) {
+  const Eigen::VectorXd m = p.x * w;
+  Eigen::VectorXd d(m.size());
+  for (Eigen::Index i = 0; i < m.size(); ++i) d(i) = p.c(i) * loss_derivative(loss, p.y(i), m(i));
+  Eigen::VectorXd r = Eigen::VectorXd::Constant(w.size(), penalised ? 1.0 : 0.0);
+  if (!intercept_penalised) r(w.size() - 1) = 0.0;
+  return r.cwiseProduct(w) + p.x.transpose() * d;
+}
+
+// Converged with a certificate: the last gap is within tol and non-negative up to
+// rounding, and the reported primal is the reference's evaluation of w.
+void expect_certified(const Fit& ours, double tol) {
+  ASSERT_TRUE(ours.result.converged);
+  ASSERT_FALSE(ours.result.history.empty());
+  for (const EpochRecord& record : ours.result.history) EXPECT_GE(record.gap, -1e-9 * record.primal);
+  const EpochRecord& last = ours.result.history.back();
+  EXPECT_LE(last.gap, tol * last.primal);
+  EXPECT_EQ(last.epoch, ours.result.epochs);
+}
+
+// The Newton iterations by conjugate gradients in a trust region, and by the
+// Cholesky factorisation of the whole Hessian with a line search: each test below
+// runs both.
+class TronMethod : public ::testing::TestWithParam<PrimalMethod> {};
+
+TEST_P(TronMethod, LogisticMatchesNewtonReference) {
+  RandomProblemOptions o;
+  o.sample_weights = true;
+  const Dataset data = random_problem(o);
+  const SolverParameters p = tight(LossKind::Logistic, GetParam());
+  const DenseProblem problem = dense(data, p);
+  const Eigen::VectorXd reference = logistic_reference(problem);
+  const Fit ours = fit(data, p);
+  expect_certified(ours, p.tol);
+  EXPECT_LT((as_vector(ours.state.weights) - reference).norm(), 1e-6 * (1.0 + reference.norm()));
+  EXPECT_NEAR(ours.result.history.back().primal, logistic_primal(problem, as_vector(ours.state.weights)),
+              1e-11 * ours.result.history.back().primal);
+}
+
+TEST_P(TronMethod, SquaredHingeMatchesNewtonReference) {
+  const Dataset data = random_problem({});
+  const SolverParameters p = tight(LossKind::SquaredHinge, GetParam());
+  const DenseProblem problem = dense(data, p);
+  const Eigen::VectorXd reference = squared_hinge_reference(problem);
+  const Fit ours = fit(data, p);
+  expect_certified(ours, p.tol);
+  EXPECT_LT((as_vector(ours.state.weights) - reference).norm(), 1e-6 * (1.0 + reference.norm()));
+}
+
+TEST_P(TronMethod, RidgeWithSampleWeightsMatchesClosedForm) {
+  RandomProblemOptions o;
+  o.regression = true;
+  o.sample_weights = true;
+  const Dataset data = random_problem(o);
+  SolverParameters p = tight(LossKind::Squared, GetParam());
+  p.C = 0.3;
+  const Eigen::VectorXd reference = ridge_reference(dense(data, p));
+  const Fit ours = fit(data, p);
+  expect_certified(ours, p.tol);
+  EXPECT_LT((as_vector(ours.state.weights) - reference).norm(), 1e-6 * (1.0 + reference.norm()));
+}
+
+// L2-loss SVR (epsilon > 0, LIBLINEAR -s 11): the dual solver reaches the same optimum.
+TEST_P(TronMethod, InsensitiveSquaredLossMatchesTheDualSolver) {
+  RandomProblemOptions o;
+  o.regression = true;
+  const Dataset data = random_problem(o);
+  SolverParameters p = tight(LossKind::Squared, GetParam());
+  p.epsilon = 0.5;
+  const Fit ours = fit(data, p);
+  expect_certified(ours, p.tol);
+  SolverParameters dual = p;
+  dual.solver = SolverChoice::Dual;
+  dual.max_epochs = 100000;
+  const Fit theirs = fit_once(*make_sdca_cpu_solver(dual), data);
+  ASSERT_TRUE(theirs.result.converged);
+  EXPECT_LT((as_vector(ours.state.weights) - as_vector(theirs.state.weights)).norm(),
+            1e-4 * (1.0 + as_vector(theirs.state.weights).norm()));
+}
+
+// A free intercept and no penalty have no dual certificate: the fit stops on the
+// gradient rule, and the dense gradient at its w vanishes.
+class TronGradientRule : public ::testing::TestWithParam<std::tuple<LossKind, PrimalMethod>> {};
+
+TEST_P(TronGradientRule, FreeInterceptReachesAZeroGradient) {
+  const LossKind loss = std::get<0>(GetParam());
+  RandomProblemOptions o;
+  o.regression = loss == LossKind::Squared;
+  o.sample_weights = true;
+  const Dataset data = random_problem(o);
+  SolverParameters p = tight(loss, std::get<1>(GetParam()));
+  p.penalise_intercept = false;
+  p.intercept_scaling = 3.0;  // any value: the intercept is free
+  p.tol = 1e-9;               // relative gradient: 1e-10 is below what rounding allows
+  const Fit ours = fit(data, p);
+  ASSERT_TRUE(ours.result.converged);
+  EXPECT_TRUE(std::isnan(ours.result.history.back().gap));
+  const Eigen::VectorXd g0 =
+      dense_gradient(dense(data, p), loss, Eigen::VectorXd::Zero(data.n_features() + 1), true, false);
+  const Eigen::VectorXd g = dense_gradient(dense(data, p), loss, as_vector(ours.state.weights), true, false);
+  EXPECT_LE(g.norm(), 1e-9 * g0.norm());
+  EXPECT_NEAR(ours.result.history.back().gradient_norm, g.norm(), 1e-6 * g0.norm());
+  // Penalised, the intercept comes out smaller than free.
+  p.penalise_intercept = true;
+  const Fit penalised = fit(data, p);
+  EXPECT_GT(std::fabs(ours.state.weights.back() - penalised.state.weights.back()), 1e-6);
+}
+
+INSTANTIATE_TEST_SUITE_P(PrimalLosses, TronGradientRule,
+                         ::testing::Combine(::testing::Values(LossKind::Logistic, LossKind::SquaredHinge,
+                                                              LossKind::Squared),
+                                            ::testing::Values(PrimalMethod::TrustRegion, PrimalMethod::Cholesky)));
+
+TEST_P(TronMethod, NoPenaltySquaredLossIsOrdinaryLeastSquares) {
+  RandomProblemOptions o;
+  o.regression = true;
+  o.sample_weights = true;
+  const Dataset data = random_problem(o);
+  SolverParameters p = tight(LossKind::Squared, GetParam());
+  p.penalty = Penalty::None;
+  const DenseProblem problem = dense(data, p);
+  // Weighted least squares: (X^T C X) w = X^T C y.
+  const Eigen::MatrixXd normal = problem.x.transpose() * problem.c.asDiagonal() * problem.x;
+  const Eigen::VectorXd ols =
+      normal.ldlt().solve(problem.x.transpose() * (problem.c.array() * problem.y.array()).matrix());
+  const Fit ours = fit(data, p);
+  ASSERT_TRUE(ours.result.converged);
+  EXPECT_LT((as_vector(ours.state.weights) - ols).norm(), 1e-7 * (1.0 + ols.norm()));
+}
+
+TEST_P(TronMethod, NoPenaltyLogisticReachesAZeroGradient) {
+  const Dataset data = random_problem({});  // noisy labels: not separable
+  SolverParameters p = tight(LossKind::Logistic, GetParam());
+  p.penalty = Penalty::None;
+  const Fit ours = fit(data, p);
+  ASSERT_TRUE(ours.result.converged);
+  const DenseProblem problem = dense(data, p);
+  const Eigen::VectorXd g = dense_gradient(problem, LossKind::Logistic, as_vector(ours.state.weights), false, false);
+  EXPECT_LE(g.norm(), 1e-8 * problem.x.transpose().cwiseAbs().rowwise().sum().norm());
+}
+
+// Separable data without a penalty: no minimum; the fit stops on max_iter unconverged.
+TEST(Tron, NoPenaltyOnSeparableDataStopsOnMaxIter) {
+  std::vector<CsrChunk> chunks(1);
+  const std::int32_t index = 0;
+  for (int row = 0; row < 20; ++row) {
+    const float value = row < 10 ? 1.0f + 0.1f * static_cast<float>(row) : -1.0f - 0.1f * static_cast<float>(row);
+    chunks[0].add_row(row < 10 ? 1.0 : -1.0, &index, &value, 1);
+  }
+  const Dataset data(std::move(chunks), 1);
+  SolverParameters p = tight(LossKind::Logistic);
+  p.penalty = Penalty::None;
+  p.tol = 1e-300;  // the gradient decays like exp(-margin): keep going
+  p.max_epochs = 30;
+  const Fit ours = fit(data, p);
+  EXPECT_FALSE(ours.result.converged);
+  EXPECT_GT(ours.state.weights[0], 5.0);  // growing without bound
+}
+
+TEST(Tron, WarmStartAtTheOptimumIsAlreadyConverged) {
+  const Dataset data = random_problem({});
+  SolverParameters p = tight(LossKind::Logistic);
+  p.tol = 1e-8;
+  const Fit first = fit(data, p);
+  ASSERT_TRUE(first.result.converged);
+  SolverState weights_only;
+  weights_only.weights = first.state.weights;
+  const Fit again = fit(data, p, weights_only);
+  EXPECT_TRUE(again.result.converged);
+  EXPECT_EQ(again.result.epochs, 0);
+  const Fit from_alpha = fit(data, p, first.state);  // alpha: w(alpha) = w at the optimum
+  EXPECT_LE(from_alpha.result.epochs, 1);
+}
+
+TEST_P(TronMethod, ThreadCountChangesRoundingOnly) {
+  const Dataset data = random_problem({});
+  SolverParameters p = tight(LossKind::Logistic, GetParam());
+  p.threads = 1;
+  const Fit one = fit(data, p);
+  p.threads = 3;
+  const Fit three = fit(data, p);
+  EXPECT_EQ(one.result.epochs, three.result.epochs);
+  EXPECT_LT((as_vector(one.state.weights) - as_vector(three.state.weights)).norm(), 1e-10);
+}
+
+// K ranks, each holding its rows: every gradient and Hessian product is summed
+// over the ranks, so the iterates are the single process's.
+TEST_P(TronMethod, TwoRanksTakeTheSingleProcessIterates) {
+  RandomProblemOptions o;
+  o.sample_weights = true;
+  const Dataset data = random_problem(o);
+  std::vector<CsrChunk> first, second;
+  for (std::size_t c = 0; c < data.n_chunks(); ++c) (c % 2 == 0 ? first : second).push_back(data.chunk(c));
+  const Dataset parts[2] = {Dataset(std::move(first), data.n_features()), Dataset(std::move(second), data.n_features())};
+  for (LossKind loss : {LossKind::Logistic, LossKind::SquaredHinge}) {
+    SolverParameters p = tight(loss, GetParam());
+    const Fit single = fit(data, p);
+    std::vector<FitResult> results(2);
+    std::vector<SolverState> states(2);
+    run_ranks(2, [&](Communicator& communicator) {
+      InMemorySource source(parts[communicator.rank()]);
+      results[static_cast<std::size_t>(communicator.rank())] =
+          make_tron_cpu_solver(p)->fit(source, communicator, states[static_cast<std::size_t>(communicator.rank())]);
+    });
+    for (int rank = 0; rank < 2; ++rank) {
+      const FitResult& result = results[static_cast<std::size_t>(rank)];
+      ASSERT_EQ(result.history.size(), single.result.history.size());
+      for (std::size_t k = 0; k < result.history.size(); ++k) {
+        EXPECT_NEAR(result.history[k].primal, single.result.history[k].primal, 1e-10 * single.result.history[k].primal);
+        EXPECT_NEAR(result.history[k].gap, single.result.history[k].gap, 1e-10 * single.result.history[k].primal);
+      }
+      EXPECT_LT((as_vector(states[static_cast<std::size_t>(rank)].weights) - as_vector(single.state.weights)).norm(),
+                1e-10 * (1.0 + as_vector(single.state.weights).norm()));
+    }
+  }
+}
+
+TEST(Tron, RefusesTheHingeLoss) {
+  SolverParameters p = tight(LossKind::Hinge);
+  EXPECT_THROW(make_tron_cpu_solver(p), InvalidArgument);
+  p.solver = SolverChoice::Dual;
+  p.penalty = Penalty::None;
+  EXPECT_THROW(validate(p), InvalidArgument);
+  p.loss = LossKind::Logistic;
+  EXPECT_THROW(validate(p), InvalidArgument);  // penalty none has no dual solver
+  p.solver = SolverChoice::Auto;
+  EXPECT_NO_THROW(validate(p));
+}
+
+TEST(Tron, AutoPicksByTheProblem) {
+  SolverParameters p = tight(LossKind::Logistic);
+  p.solver = SolverChoice::Auto;
+  EXPECT_FALSE(auto_picks_primal(p, 15.0));
+  EXPECT_TRUE(auto_picks_primal(p, 1500.0));
+  p.penalise_intercept = false;
+  EXPECT_TRUE(auto_picks_primal(p, 15.0));
+  p = tight(LossKind::Hinge);
+  EXPECT_FALSE(auto_picks_primal(p, 1e9));
+  // Through the session: auto at large C takes the Newton solver (its history
+  // carries gradient norms, SDCA's do not).
+  const Dataset data = random_problem({});
+  SolverParameters large = tight(LossKind::Logistic);
+  large.solver = SolverChoice::Auto;
+  large.C = 1000.0;
+  large.tol = 1e-6;
+  const Fit chosen = fit_once(*make_solver(large, false, {}), data);
+  ASSERT_TRUE(chosen.result.converged);
+  EXPECT_GT(chosen.result.history.back().gradient_norm, 0.0);
+  large.C = 0.01;
+  const Fit small = fit_once(*make_solver(large, false, {}), data);
+  EXPECT_EQ(small.result.history.back().gradient_norm, 0.0);
+  large.solver = SolverChoice::Primal;
+  EXPECT_THROW(make_solver(large, true, {}), Unsupported);  // no GPU backend in this program (core only)
+}
+
+
+
+INSTANTIATE_TEST_SUITE_P(Methods, TronMethod, ::testing::Values(PrimalMethod::TrustRegion, PrimalMethod::Cholesky));
+
+// Which method auto took, from the passes: a Cholesky iteration makes three (the
+// Hessian matrix, the line's X p, the gradient), a trust-region iteration at
+// least four (a Hessian-vector product, f, the gradient, the preconditioner).
+bool stepped_by_cholesky(const FitResult& result) {
+  return result.epochs > 0 && result.data_passes <= 3 * result.epochs + 3;
+}
+
+TEST(Tron, AutoStepsByCholeskyWhereTheHessianIsSmallAndPenalised) {
+  const Dataset data = random_problem({});  // 21 weights
+  SolverParameters p = tight(LossKind::Logistic, PrimalMethod::Auto);
+  const Fit chosen = fit(data, p);
+  expect_certified(chosen, p.tol);
+  EXPECT_TRUE(stepped_by_cholesky(chosen.result)) << chosen.result.data_passes << " passes";
+  const Fit trust_region = fit(data, tight(LossKind::Logistic, PrimalMethod::TrustRegion));
+  EXPECT_FALSE(stepped_by_cholesky(trust_region.result)) << trust_region.result.data_passes << " passes";
+  EXPECT_LT((as_vector(chosen.state.weights) - as_vector(trust_region.state.weights)).norm(),
+            1e-6 * (1.0 + as_vector(trust_region.state.weights).norm()));
+  // No penalty: the Hessian may be singular, so auto keeps the trust region.
+  p.penalty = Penalty::None;
+  p.tol = 1e-8;
+  EXPECT_FALSE(stepped_by_cholesky(fit(data, p).result));
+  // Too many weights for a dense matrix: the trust region.
+  RandomProblemOptions wide;
+  wide.features = 1100;
+  wide.density = 0.01;
+  EXPECT_FALSE(stepped_by_cholesky(fit(random_problem(wide), tight(LossKind::Logistic, PrimalMethod::Auto)).result));
+}
+
+// Two equal columns without a penalty: H is singular, the Cholesky step refuses
+// it and the trust region finishes the fit, to a zero gradient and equal weights
+// on the two columns (the minimum-norm direction CG stays in).
+TEST(Tron, CholeskyOnCollinearColumnsFallsBackToTheTrustRegion) {
+  std::vector<CsrChunk> chunks(1);
+  const std::int32_t indices[3] = {0, 1, 2};
+  for (int row = 0; row < 60; ++row) {
+    const float a = static_cast<float>((row * 7) % 11) / 11.0f - 0.4f;
+    const float b = static_cast<float>((row * 5) % 13) / 13.0f - 0.5f;
+    const float values[3] = {a, a, b};
+    chunks[0].add_row((row * 3) % 5 < 2 ? 1.0 : -1.0, indices, values, 3);
+  }
+  const Dataset data(std::move(chunks), 3);
+  SolverParameters p = tight(LossKind::Logistic, PrimalMethod::Cholesky);
+  p.penalty = Penalty::None;
+  p.tol = 1e-8;
+  const Fit ours = fit(data, p);
+  ASSERT_TRUE(ours.result.converged);
+  const Eigen::VectorXd g = dense_gradient(dense(data, p), LossKind::Logistic, as_vector(ours.state.weights), false,
+                                           false);
+  EXPECT_LE(g.norm(), 1e-6);
+  EXPECT_NEAR(ours.state.weights[0], ours.state.weights[1], 1e-6 * (1.0 + std::fabs(ours.state.weights[0])));
+}
+
+TEST(Tron, CholeskyTakesAScalarLossOnly) {
+  SolverParameters p = tight(LossKind::Multinomial, PrimalMethod::Cholesky);
+  p.classes = {0.0, 1.0, 2.0};
+  p.class_weights = {1.0, 1.0, 1.0};
+  EXPECT_THROW(make_tron_cpu_solver(p), InvalidArgument);
+}
+
+// a9a at moderate C: the same objective as the dual solver, within the tolerance;
+// at C = 1e6 (where SDCA needs thousands of epochs) it converges.
+TEST_P(TronMethod, A9aMatchesTheDualSolverAndConvergesAtLargeC) {
+  SNAPML_REQUIRE_DATASET(path, "a9a");
+  const Dataset data = datasets::read_svmlight(path);
+  SolverParameters p;
+  p.loss = LossKind::Logistic;
+  p.solver = SolverChoice::Primal;
+  p.primal_method = GetParam();
+  p.intercept_scaling = 1.0;
+  p.positive_label = 1.0;
+  p.C = 4.0;
+  p.tol = 1e-6;
+  p.threads = 2;
+  const Fit primal = fit(data, p);
+  expect_certified(primal, p.tol);
+  SolverParameters dual = p;
+  dual.solver = SolverChoice::Dual;
+  const Fit sdca = fit_once(*make_sdca_cpu_solver(dual), data);
+  ASSERT_TRUE(sdca.result.converged);
+  InMemorySource source(data);
+  const double p_primal = primal_objective(source, p, primal.state.weights.data(), data.n_features());
+  const double p_dual = primal_objective(source, p, sdca.state.weights.data(), data.n_features());
+  EXPECT_NEAR(p_primal, p_dual, 2e-6 * p_dual);
+
+  p.C = 1e6;
+  p.tol = 1e-3;
+  p.max_epochs = 300;
+  const Fit large = fit(data, p);
+  expect_certified(large, p.tol);
+}
+
+}  // namespace

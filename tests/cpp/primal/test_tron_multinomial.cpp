@@ -1,0 +1,253 @@
+// The primal Newton solver on the multinomial (softmax) loss: the optimum against
+// a dense Newton reference (intercepts penalised, with the duality-gap
+// certificate, and free), sample and class weights, K ranks against one process,
+// the two-class case, and train()'s model (K rows, softmax probabilities).
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+
+#include <cmath>
+#include <vector>
+
+#include "../fixtures/fit_once.h"
+#include "../fixtures/random_problem.h"
+#include "snapml/chunk_source.h"
+#include "snapml/solver_factory.h"
+#include "snapml/train.h"
+#include "thread_communicator.h"
+
+namespace {
+
+using namespace snapml;
+using namespace snapml::testing;
+
+constexpr int kClasses = 3;
+
+SolverParameters multinomial(bool penalise_intercept) {
+  SolverParameters p;
+  p.loss = LossKind::Multinomial;
+  p.solver = SolverChoice::Primal;
+  p.C = 2.0;
+  p.intercept_scaling = 1.0;
+  p.penalise_intercept = penalise_intercept;
+  p.tol = 1e-12;
+  p.max_epochs = 200;
+  p.threads = 2;
+  p.classes = {0.0, 1.0, 2.0};
+  p.class_weights = {1.0, 0.5, 2.0};
+  return p;
+}
+
+// The dense problem: rows with the constant feature, one-hot labels and C_i.
+struct DenseMultinomial {
+  Eigen::MatrixXd x;
+  std::vector<int> y;
+  Eigen::VectorXd c;
+  Eigen::VectorXd r;  // per weight of one class: 1, the intercept's 0 when free
+};
+
+DenseMultinomial dense(const Dataset& data, const SolverParameters& p) {
+  DenseMultinomial d;
+  d.x = dense_rows(data, p.intercept_scaling);
+  const std::vector<double> labels = data.labels();
+  d.c.resize(data.n_rows());
+  std::int64_t i = 0;
+  for (std::size_t chunk = 0; chunk < data.n_chunks(); ++chunk) {
+    const CsrView v = data.view(chunk);
+    for (std::int64_t row = 0; row < v.n_rows; ++row, ++i) {
+      const int k = static_cast<int>(labels[static_cast<std::size_t>(i)]);
+      d.y.push_back(k);
+      d.c(i) = p.C * p.class_weights[static_cast<std::size_t>(k)] * static_cast<double>(v.weight(row));
+    }
+  }
+  d.r = Eigen::VectorXd::Ones(d.x.cols());
+  if (!p.penalise_intercept) d.r(d.x.cols() - 1) = 0.0;
+  return d;
+}
+
+// f(W), W class-major (class k's n_features + 1 weights at k * width).
+double dense_primal(const DenseMultinomial& d, const Eigen::VectorXd& w) {
+  const Eigen::Index width = d.x.cols();
+  double f = 0.0;
+  for (int k = 0; k < kClasses; ++k)
+    f += 0.5 * (d.r.array() * w.segment(k * width, width).array().square()).sum();
+  for (Eigen::Index i = 0; i < d.x.rows(); ++i) {
+    Eigen::VectorXd m(kClasses);
+    for (int k = 0; k < kClasses; ++k) m(k) = d.x.row(i).dot(w.segment(k * width, width));
+    const double top = m.maxCoeff();
+    f += d.c(i) * (top + std::log((m.array() - top).exp().sum()) - m(d.y[static_cast<std::size_t>(i)]));
+  }
+  return f;
+}
+
+// Damped Newton on the dense gradient and Hessian (x_i x_i^T kron (diag p - p p^T)),
+// solved by a complete orthogonal decomposition: with free intercepts the Hessian
+// is singular along the shift of all intercepts, which the gradient never has.
+Eigen::VectorXd dense_reference(const DenseMultinomial& d) {
+  const Eigen::Index width = d.x.cols();
+  const Eigen::Index n = width * kClasses;
+  Eigen::VectorXd w = Eigen::VectorXd::Zero(n);
+  for (int iteration = 0; iteration < 100; ++iteration) {
+    Eigen::VectorXd g = Eigen::VectorXd::Zero(n);
+    Eigen::MatrixXd h = Eigen::MatrixXd::Zero(n, n);
+    for (int k = 0; k < kClasses; ++k) {
+      g.segment(k * width, width) = d.r.cwiseProduct(w.segment(k * width, width));
+      h.block(k * width, k * width, width, width).diagonal() = d.r;
+    }
+    for (Eigen::Index i = 0; i < d.x.rows(); ++i) {
+      Eigen::VectorXd m(kClasses);
+      for (int k = 0; k < kClasses; ++k) m(k) = d.x.row(i).dot(w.segment(k * width, width));
+      Eigen::VectorXd p = (m.array() - m.maxCoeff()).exp();
+      p /= p.sum();
+      const Eigen::MatrixXd outer = d.x.row(i).transpose() * d.x.row(i);
+      for (int k = 0; k < kClasses; ++k) {
+        const double own = k == d.y[static_cast<std::size_t>(i)] ? 1.0 : 0.0;
+        g.segment(k * width, width) += d.c(i) * (p(k) - own) * d.x.row(i).transpose();
+        for (int l = 0; l < kClasses; ++l)
+          h.block(k * width, l * width, width, width) += d.c(i) * p(k) * ((k == l ? 1.0 : 0.0) - p(l)) * outer;
+      }
+    }
+    if (g.norm() < 1e-13) break;
+    const Eigen::VectorXd step = h.completeOrthogonalDecomposition().solve(g);
+    const double current = dense_primal(d, w);
+    double t = 1.0;
+    while (t > 1e-12 && dense_primal(d, w - t * step) > current - 1e-4 * t * g.dot(step)) t *= 0.5;
+    w -= t * step;
+  }
+  return w;
+}
+
+Eigen::VectorXd as_vector(const std::vector<double>& v) {
+  return Eigen::Map<const Eigen::VectorXd>(v.data(), static_cast<Eigen::Index>(v.size()));
+}
+
+// The intercepts moved to sum 0: with free intercepts the optimum is unique only
+// up to adding one constant to all of them.
+Eigen::VectorXd centred_intercepts(Eigen::VectorXd w, Eigen::Index width) {
+  double mean = 0.0;
+  for (int k = 0; k < kClasses; ++k) mean += w(k * width + width - 1) / kClasses;
+  for (int k = 0; k < kClasses; ++k) w(k * width + width - 1) -= mean;
+  return w;
+}
+
+TEST(TronMultinomial, PenalisedInterceptsMatchTheDenseReferenceWithACertificate) {
+  const Dataset data = three_classes();
+  const SolverParameters p = multinomial(true);
+  const DenseMultinomial d = dense(data, p);
+  const Eigen::VectorXd reference = dense_reference(d);
+  const Fit ours = fit_once(*make_tron_cpu_solver(p), data);
+  ASSERT_TRUE(ours.result.converged);
+  for (const EpochRecord& record : ours.result.history) {
+    EXPECT_GE(record.gap, -1e-9 * record.primal);  // a valid dual point every iteration
+    EXPECT_NEAR(record.primal - record.dual, record.gap, 1e-9 * record.primal);
+  }
+  EXPECT_LE(ours.result.history.back().gap, 1e-12 * ours.result.history.back().primal);
+  EXPECT_LT(ours.result.history.size(), 30u);  // Newton: a few iterations
+  const Eigen::VectorXd w = as_vector(ours.state.weights);
+  ASSERT_EQ(w.size(), reference.size());
+  EXPECT_LT((w - reference).norm(), 1e-6 * (1.0 + reference.norm()));
+  EXPECT_NEAR(ours.result.history.back().primal, dense_primal(d, reference), 1e-10 * dense_primal(d, reference));
+  // The paired dual point: K per row, alpha_ik = C_i (y_ik - p_ik), summing to 0.
+  ASSERT_EQ(ours.state.alpha.size(), static_cast<std::size_t>(data.n_rows() * kClasses));
+  for (std::size_t i = 0; i < ours.state.alpha.size(); i += kClasses)
+    EXPECT_NEAR(ours.state.alpha[i] + ours.state.alpha[i + 1] + ours.state.alpha[i + 2], 0.0, 1e-9);
+}
+
+TEST(TronMultinomial, FreeInterceptsMatchTheDenseReference) {
+  const Dataset data = three_classes();
+  SolverParameters p = multinomial(false);
+  p.tol = 1e-10;  // the gradient rule: ||g|| <= tol ||g(0)||
+  const DenseMultinomial d = dense(data, p);
+  const Eigen::VectorXd reference = dense_reference(d);
+  const Fit ours = fit_once(*make_tron_cpu_solver(p), data);
+  ASSERT_TRUE(ours.result.converged);
+  EXPECT_TRUE(std::isnan(ours.result.history.back().gap));  // no certificate with free intercepts
+  const double optimum = dense_primal(d, reference);
+  EXPECT_NEAR(dense_primal(d, as_vector(ours.state.weights)), optimum, 1e-12 * optimum);
+  const Eigen::Index width = d.x.cols();
+  EXPECT_LT((centred_intercepts(as_vector(ours.state.weights), width) - centred_intercepts(reference, width)).norm(),
+            1e-6 * (1.0 + reference.norm()));
+}
+
+TEST(TronMultinomial, RanksTakeTheSingleProcessIterates) {
+  const Dataset data = three_classes();
+  SolverParameters p = multinomial(false);
+  p.tol = 1e-8;  // above the rounding floor, where the ranks' last test could go either way
+  // L-BFGS (the default for this loss) and the trust-region method.
+  for (PrimalMethod method : {PrimalMethod::Auto, PrimalMethod::TrustRegion}) {
+    p.primal_method = method;
+    const Fit single = fit_once(*make_tron_cpu_solver(p), data);
+    for (int ranks : {2, 3}) {
+      const std::vector<Dataset> parts = rank_shares(data, ranks);
+      std::vector<FitResult> results(static_cast<std::size_t>(ranks));
+      std::vector<SolverState> states(static_cast<std::size_t>(ranks));
+      run_ranks(ranks, [&](Communicator& communicator) {
+        const auto rank = static_cast<std::size_t>(communicator.rank());
+        InMemorySource source(parts[rank]);
+        results[rank] = make_tron_cpu_solver(p)->fit(source, communicator, states[rank]);
+      });
+      for (std::size_t rank = 0; rank < results.size(); ++rank) {
+        ASSERT_EQ(results[rank].history.size(), single.result.history.size()) << ranks << " ranks, method "
+                                                                               << static_cast<int>(method);
+        for (std::size_t k = 0; k < single.result.history.size(); ++k)
+          EXPECT_NEAR(results[rank].history[k].primal, single.result.history[k].primal,
+                      1e-10 * single.result.history[k].primal);
+        EXPECT_LT((as_vector(states[rank].weights) - as_vector(single.state.weights)).norm(),
+                  1e-8 * (1.0 + as_vector(single.state.weights).norm()));
+      }
+    }
+  }
+}
+
+TEST(TronMultinomial, TrainGivesOneRowPerClassAndSoftmaxProbabilities) {
+  const Dataset data = three_classes();
+  TrainParameters t;
+  t.loss = LossKind::Multinomial;
+  t.penalise_intercept = false;
+  t.C = 2.0;
+  t.tol = 1e-10;
+  t.threads = 2;
+  t.class_weight = {{1.0, 0.5}, {2.0, 2.0}};
+  const TrainResult trained = train(data, t);
+  const Model& model = trained.model;
+  EXPECT_EQ(model.loss, LossKind::Multinomial);
+  ASSERT_EQ(model.n_outputs(), kClasses);
+  ASSERT_EQ(trained.fits.size(), 1u);  // one joint problem
+  // The same weights as the solver with the same parameters.
+  const Fit direct = fit_once(*make_tron_cpu_solver(multinomial(false)), data);
+  const std::size_t width = static_cast<std::size_t>(data.n_features()) + 1;
+  for (int k = 0; k < kClasses; ++k) {
+    for (std::size_t j = 0; j + 1 < width; ++j)
+      EXPECT_NEAR(model.coef_row(k)[j], direct.state.weights[static_cast<std::size_t>(k) * width + j], 1e-6);
+  }
+  const std::vector<double> scores = model.decision_function(data);
+  const std::vector<double> probabilities = model.predict_proba(data);
+  for (std::size_t i = 0; i < scores.size(); i += kClasses) {
+    double total = 0.0;
+    for (int k = 0; k < kClasses; ++k) total += std::exp(scores[i + static_cast<std::size_t>(k)]);
+    for (int k = 0; k < kClasses; ++k)
+      EXPECT_NEAR(probabilities[i + static_cast<std::size_t>(k)], std::exp(scores[i + static_cast<std::size_t>(k)]) / total, 1e-12);
+  }
+}
+
+TEST(TronMultinomial, TwoClassesTrainTheLogisticLoss) {
+  RandomProblemOptions o;
+  const Dataset data = random_problem(o);
+  TrainParameters t;
+  t.loss = LossKind::Multinomial;
+  t.solver = SolverChoice::Primal;
+  t.tol = 1e-10;
+  const TrainResult as_multinomial = train(data, t);
+  t.loss = LossKind::Logistic;
+  const TrainResult as_logistic = train(data, t);
+  EXPECT_EQ(as_multinomial.model.loss, LossKind::Logistic);
+  EXPECT_EQ(as_multinomial.model.coef, as_logistic.model.coef);
+}
+
+TEST(TronMultinomial, TheDualSolverRefusesIt) {
+  SolverParameters p = multinomial(true);
+  p.solver = SolverChoice::Dual;
+  EXPECT_THROW(fit_once(*make_solver(p, false, {}), three_classes()), InvalidArgument);
+}
+
+}  // namespace
