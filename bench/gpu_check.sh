@@ -1,279 +1,200 @@
 #!/usr/bin/env bash
-# One call of the device tool on a lent H100/H200: build the CUDA backend, run the GPU
-# tests, run the GPU benchmarks, and leave a report in $OUT (when set) and on stdout.
+# The device check: one prepared call of the device tool on a lent H100/H200.
 #
-#   bench/gpu_check.sh --fetch-deps   here, once, on a machine that reaches the Debian
-#                                     registry: downloads the .debs the build needs into
-#                                     build-deps/debs (ignored by git, carried to the GPU)
-#   bench/gpu_check.sh [tests|bench|cpu]  on the GPU machine (through the device tool,
-#                                     with carry ["build-deps"]); see docs/gpu.md. `tests`
-#                                     builds and runs ctest -L gpu only (a short call),
-#                                     `bench` builds and runs the benchmarks only; no
-#                                     argument does both, tests first. `cpu` measures the
-#                                     CPU solver's threads on the lent machine's cores
-#                                     (1 to 16, shared w or replicas, pinned or not) on the
-#                                     generated click log: issue "faster than IBM Snap ML
-#                                     on the CPU" asks for it whenever a machine is lent
+#   bash bench/gpu_check.sh pack          here (2 cores, nvcc, no GPU): builds build-gpu
+#                                          for sm_90 (CUDA on, MPI off, the Python module
+#                                          for the device's Python 3.12), and fills .gpu/
+#                                          (ignored by git): bin/ (tests, benchmarks, tools,
+#                                          the plugin), py/snap_ml (the package with its
+#                                          _core), lib/ (libraries the device image lacks),
+#                                          whl/ (IBM snapml, the peer), data/ (the shared
+#                                          datasets). Nothing is built on the device: a
+#                                          lease is 15 minutes, start-up included.
+#   bash bench/gpu_check.sh run [STEPS]   on the device (carry [".gpu"]): runs the STEPS
+#                                          (comma list, default all: env,tests,python,side,
+#                                          bench,cpu), each time-boxed so that the whole
+#                                          call ends within DEADLINE seconds (default 420),
+#                                          and writes $OUT/report.md (and the logs) and
+#                                          $OUT/gpu-run.md, the section docs/benchmarks/
+#                                          gpu.md takes.
+#   bash bench/gpu_check.sh record DIR    here: adds DIR/gpu-run.md (what a run sent
+#                                          back) to docs/benchmarks/gpu.md, newest first.
 #
-# The GPU machines reach no package registry, and their image (KINDS.md) has nvcc,
-# CMake and ninja but not the -dev packages this project builds against. So the build
-# dependencies travel as .debs, unpacked into a private prefix (/tmp/snapml-deps), never
-# into /. Where a dependency is already installed, or apt-get works, that is used.
-#
-# Environment: SNAPML_DEPS=carried forces the carried .debs (to test that path on any
-# machine); SNAPML_GPU_TARGETS overrides the targets built; SNAPML_BUILD_DIR the build
-# folder (default build-gpu, kept between calls on a warm machine).
+# docs/gpu.md, "Running on a lent GPU", says what each step measures and why.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-DEBS_DIR=$ROOT/build-deps/debs
-PREFIX=/tmp/snapml-deps
-BUILD=${SNAPML_BUILD_DIR:-$ROOT/build-gpu}
-PACKAGES=(libeigen3-dev libgtest-dev libgmock-dev libxxhash-dev libxxhash0 libcli11-dev
-          libfast-float-dev zlib1g-dev zlib1g pkgconf pkgconf-bin libpkgconf3)
-# Test and benchmark executables of the CUDA backend; later GPU work adds its own here.
-MODE=${1:-all}
-TEST_TARGETS="test_gpu_probe test_gpu_hidden test_gpu_kernels test_sdca_gpu test_sdca_gpu_host test_stream_plan test_sdca_gpu_stream test_gpu_epoch_model test_operations_plan test_tron_gpu"
-BENCH_TARGETS="gpu_spmv_bench gpu_sdca_bench gpu_stream_bench gpu_tron_bench"
-CPU_TARGETS="snap-train snap-criteo-gen snap-convert"
-case "$MODE" in
-  tests) DEFAULT_TARGETS=$TEST_TARGETS ;;
-  cpu) DEFAULT_TARGETS=$CPU_TARGETS ;;
-  bench) DEFAULT_TARGETS=$BENCH_TARGETS ;;
-  all) DEFAULT_TARGETS="$TEST_TARGETS $BENCH_TARGETS" ;;
-  --fetch-deps) DEFAULT_TARGETS="" ;;
-  *) echo "usage: bench/gpu_check.sh [--fetch-deps | tests | bench | cpu]" >&2; exit 2 ;;
-esac
-TARGETS=${SNAPML_GPU_TARGETS:-$DEFAULT_TARGETS}
-# Two feature counts: w inside the 50 MB L2 (2^20 floats) and far outside it (2^26).
-BENCH_RUNS=("--nnz 500000000 --features 1048576" "--nnz 500000000 --features 67108864")
-# GPU SDCA: the epoch on 500M non-zeros against the floor, then GPU against CPU (16
-# cores) on 20M non-zeros; w (2^20 doubles, 8 MB) stays in L2.
-SDCA_BENCH_RUNS=("--nnz 500000000 --features 1048576 --cpu-nnz 20000000 --loss logistic")
-# Out-of-core GPU training: 200M non-zeros (1.6 GB on the device) in chunks of 2^18
-# rows (about 105 MB), streamed through two slots; the overlap of upload and kernels.
-STREAM_BENCH_RUNS=("--nnz 200000000 --features 1048576 --chunk-rows 262144 --loss logistic")
-# The primal Newton solver, GPU against CPU (all cores): a9a and news20 where the
-# shared datasets are found (below), and a generated 100M non-zeros.
-TRON_BENCH_RUNS=("--nnz 100000000 --features 1048576")
-# The shared datasets (a9a, news20) for the GPU tests and gpu_tron_bench: carried
-# shared/ first, then the folder beside the checkout; none found: those skip.
-for dir in "${SNAPML_DATA_DIR:-}" "$ROOT/shared/datasets" "$ROOT/../shared/datasets"; do
-  if [[ -n "$dir" && -f "$dir/a9a" ]]; then export SNAPML_DATA_DIR=$dir; break; fi
-done
+G=$ROOT/.gpu
+MODE=${1:-}
+shift || true
 
-if [[ "${1:-}" == "--fetch-deps" ]]; then
-  mkdir -p "$DEBS_DIR" && cd "$DEBS_DIR" && apt-get download "${PACKAGES[@]}" || exit 1
-  du -sh "$DEBS_DIR"
-  exit 0
-fi
-
-OUT_DIR=${OUT:-$ROOT/build-gpu-report}
-mkdir -p "$OUT_DIR"
-REPORT=$OUT_DIR/gpu_check.md
-JOBS=$(nproc)
-status=0
-log() { echo "== $*" >&2; }
-
-# ---- what is missing ---------------------------------------------------------
-have_file() { [[ -e "$1" ]]; }
-missing_deps() {
-  local m=()
-  have_file /usr/include/eigen3/Eigen/Core || m+=(eigen)
-  have_file /usr/include/gtest/gtest.h || m+=(gtest)
-  have_file /usr/include/gmock/gmock.h || m+=(gmock)
-  compgen -G "/usr/lib/*/cmake/GTest/GTestConfig.cmake" >/dev/null ||
-    compgen -G "/usr/lib/cmake/GTest/GTestConfig.cmake" >/dev/null || m+=(gtest-cmake)
-  have_file /usr/include/xxhash.h || m+=(xxhash)
-  have_file /usr/include/CLI/CLI.hpp || m+=(cli11)
-  have_file /usr/include/fast_float/fast_float.h || m+=(fast_float)
-  have_file /usr/include/zlib.h || m+=(zlib)
-  command -v pkg-config >/dev/null || m+=(pkg-config)
-  echo "${m[@]}"
-}
-
-# Unpacks every carried .deb into $PREFIX and points the tools at it.
-use_carried_debs() {
-  compgen -G "$DEBS_DIR/*.deb" >/dev/null || return 1
-  rm -rf "$PREFIX" && mkdir -p "$PREFIX"
-  for deb in "$DEBS_DIR"/*.deb; do
-    if command -v dpkg-deb >/dev/null; then
-      dpkg-deb -x "$deb" "$PREFIX"
-    else
-      (cd "$PREFIX" && ar p "$deb" "$(ar t "$deb" | grep '^data.tar')" | tar -xf - ) || return 1
-    fi
-  done
-  # Absolute symlinks (libz.so -> /lib/...) would leave the prefix: point them inside.
-  while IFS= read -r link; do
-    target=$(readlink "$link")
-    [[ "$target" == /* && -e "$PREFIX$target" ]] && ln -sfn "$PREFIX$target" "$link"
-  done < <(find "$PREFIX" -type l)
-  sed -i "s|^prefix=/usr\$|prefix=$PREFIX/usr|" "$PREFIX"/usr/lib/x86_64-linux-gnu/pkgconfig/*.pc \
-    "$PREFIX"/usr/share/pkgconfig/*.pc 2>/dev/null
-  # Only the shared libraries the image lacks go on the loader path (pkgconf's own, and
-  # xxhash for programs that link it); the image's libz and others stay in charge.
-  mkdir -p "$PREFIX/runtime"
-  for lib in "$PREFIX"/usr/lib/x86_64-linux-gnu/libpkgconf.so.3* "$PREFIX"/usr/lib/x86_64-linux-gnu/libxxhash.so.0*; do
-    ln -sfn "$lib" "$PREFIX/runtime/"
-  done
-  export PATH=$PREFIX/usr/bin:$PATH
-  export LD_LIBRARY_PATH=$PREFIX/runtime${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-  export PKG_CONFIG_PATH=$PREFIX/usr/lib/x86_64-linux-gnu/pkgconfig:$PREFIX/usr/share/pkgconfig
-  export CPATH=$PREFIX/usr/include:$PREFIX/usr/include/eigen3${CPATH:+:$CPATH}
-  export CMAKE_PREFIX_PATH=$PREFIX/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}
-  return 0
-}
-
-log "dependencies"
-missing=$(missing_deps)
-deps_source="installed"
-if [[ "${SNAPML_DEPS:-}" == "carried" ]]; then
-  if ! use_carried_debs; then log "no .debs in $DEBS_DIR"; exit 1; fi
-  deps_source="carried .debs (forced)"
-elif [[ -n "$missing" ]]; then
-  log "missing: $missing"
-  if use_carried_debs; then
-    deps_source="carried .debs in $PREFIX (missing: $missing)"
-  elif command -v apt-get >/dev/null && timeout 60 apt-get update -qq &&
-       DEBIAN_FRONTEND=noninteractive timeout 300 apt-get install -y -qq "${PACKAGES[@]}"; then
-    deps_source="apt-get (missing: $missing)"
-  else
-    log "cannot get: $missing. Run 'bench/gpu_check.sh --fetch-deps' where a registry is reachable and carry build-deps."
-    exit 1
-  fi
-fi
-log "dependencies from: $deps_source"
-
-# ---- toolchain ----------------------------------------------------------------
-if ! command -v nvcc >/dev/null && [[ -x /usr/local/cuda/bin/nvcc ]]; then
-  export PATH=/usr/local/cuda/bin:$PATH
-fi
-generator=()
-command -v ninja >/dev/null && generator=(-G Ninja)
-[[ -f "$BUILD/CMakeCache.txt" ]] && generator=()  # keep the generator a warm build used
-
-# ---- report header ------------------------------------------------------------
-gpu=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo "nvidia-smi failed")
-{
-  echo "# snapml GPU check"
-  echo
-  echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-  echo "- device (nvidia-smi: name, driver, memory): $gpu"
-  echo "- nvcc: $(nvcc --version 2>/dev/null | grep -o 'release [0-9.]*' || echo missing)"
-  echo "- commit: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown) (working tree as sent)"
-  echo "- dependencies: $deps_source"
-  echo "- host: $(nproc) cores"
-} > "$REPORT"
-
-# ---- configure and build --------------------------------------------------------
-log "configure"
-if ! cmake -S "$ROOT" -B "$BUILD" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
-     -DSNAPML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DSNAPML_MPI=OFF -DSNAPML_PYTHON=OFF \
-     > "$OUT_DIR/configure.log" 2>&1; then
-  tail -40 "$OUT_DIR/configure.log"
-  echo -e "\n**configure failed**: see configure.log" >> "$REPORT"
-  cat "$REPORT"
-  exit 1
-fi
-log "build ($JOBS jobs): $TARGETS"
-start=$(date +%s)
-# shellcheck disable=SC2086
-if ! cmake --build "$BUILD" -j "$JOBS" --target $TARGETS > "$OUT_DIR/build.log" 2>&1; then
-  tail -60 "$OUT_DIR/build.log"
-  echo -e "\n**build failed**: see build.log" >> "$REPORT"
-  cat "$REPORT"
-  exit 1
-fi
-echo "- build: $(( $(date +%s) - start )) s for $TARGETS" >> "$REPORT"
-
-# ---- tests ----------------------------------------------------------------------
-if [[ "$MODE" != "bench" && "$MODE" != "cpu" ]]; then
-log "ctest -L gpu"
-(cd "$BUILD" && ctest -L gpu --output-on-failure --timeout 300) > "$OUT_DIR/ctest.log" 2>&1
-ctest_rc=$?
-[[ $ctest_rc -ne 0 ]] && status=1
-{
-  echo
-  echo "## ctest -L gpu (exit $ctest_rc)"
-  echo
-  echo '```'
-  grep -E "tests passed|tests failed|Skipped|\(Failed\)|\*\*\*" "$OUT_DIR/ctest.log" | head -40
-  echo '```'
-} >> "$REPORT"
-fi
-
-# ---- benchmarks -------------------------------------------------------------------
-# ---- CPU threads -------------------------------------------------------------------
-# Logistic SDCA (-s 7 -c 0.1) to a relative gap of 1e-4 on the generated click log
-# (docs/benchmarks/threads.md, "Shared or replicas"): epochs, the fit's seconds
-# (the solver's clock) and seconds per epoch, for each thread count, each way of
-# sharing w, unpinned and pinned to cores (OMP_PROC_BIND=close, OMP_PLACES=cores).
-# SNAPML_CPU_THREADS and SNAPML_CPU_ROWS shrink it for a trial on a small machine.
-if [[ "$MODE" == "cpu" ]]; then
-  rows=${SNAPML_CPU_ROWS:-900000}
-  data=$BUILD/clicklog-$rows.snap
-  if [[ ! -f "$data" ]]; then
-    log "generate the click log ($rows rows)"
-    "$BUILD/datasets/snap-criteo-gen" --rows "$rows" --seed 1 --threads "$JOBS" --output "$BUILD/clicklog.tsv" &&
-      "$BUILD/snapml/cli/snap-convert" --from criteo --hash-bits 20 --threads "$JOBS" "$BUILD/clicklog.tsv" "$data" \
-        > /dev/null || { echo -e "\n**click log generation failed**" >> "$REPORT"; cat "$REPORT"; exit 1; }
-    rm -f "$BUILD/clicklog.tsv"
-  fi
-  {
-    echo
-    echo "## CPU threads: generated click log, $rows rows, snap-train -s 7 -c 0.1 -e 1e-4"
-    echo
-    echo "| threads | w | pinned | epochs | fit (s) | s / epoch |"
-    echo "|---|---|---|---|---|---|"
-  } >> "$REPORT"
-  for n in ${SNAPML_CPU_THREADS:-1 2 4 8 16}; do
-    for how in shared replicas; do
-      [[ $n == 1 && $how == replicas ]] && continue
-      for pinned in no yes; do
-        log "snap-train -n $n --thread-updates $how (pinned: $pinned)"
-        pin=()
-        [[ $pinned == yes ]] && pin=(OMP_PROC_BIND=close OMP_PLACES=cores)
-        if ! env "${pin[@]}" "$BUILD/snapml/cli/snap-train" -q -s 7 -c 0.1 -e 1e-4 -n "$n" --thread-updates "$how" \
-             --history "$OUT_DIR/cpu_history.csv" "$data" "$OUT_DIR/cpu_model" 2> "$OUT_DIR/cpu.err"; then
-          status=1
-          echo "| $n | $how | $pinned | failed: $(head -c 200 "$OUT_DIR/cpu.err") | | |" >> "$REPORT"
-          continue
-        fi
-        # The first record carries the one-off passes: seconds per epoch from there on.
-        awk -F, -v n="$n" -v how="$how" -v pinned="$pinned" \
-          'NR == 2 { e0 = $3; t0 = $4 } NR > 1 { e = $3; t = $4 }
-           END { printf "| %s | %s | %s | %d | %.3f | %.4f |\n", n, how, pinned, e, t, (e > e0 ? (t - t0) / (e - e0) : t) }' \
-          "$OUT_DIR/cpu_history.csv" >> "$REPORT"
-      done
+# ---- pack (here) ------------------------------------------------------------------
+pack() {
+  set -e
+  local build=${SNAPML_GPU_BUILD_DIR:-$ROOT/build-gpu}
+  # The device's Python is 3.12: the module is built for it (a pyenv install here).
+  local python=${SNAPML_DEVICE_PYTHON:-}
+  if [[ -z "$python" ]]; then
+    for candidate in python3.12 /root/.pyenv/versions/3.12*/bin/python3.12; do
+      "$candidate" -c pass 2>/dev/null && { python=$candidate; break; }
     done
+  fi
+  [[ -n "$python" ]] || { echo "pack: no working Python 3.12 (the device's); set SNAPML_DEVICE_PYTHON" >&2; exit 1; }
+  "$python" -c "import pybind11" 2>/dev/null || "$python" -m pip install -q pybind11
+  local launcher=()
+  command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+  cmake -S "$ROOT" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSNAPML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+        -DSNAPML_MPI=OFF -DSNAPML_PYTHON=ON -DPython_EXECUTABLE="$python" \
+        -Dpybind11_DIR="$("$python" -m pybind11 --cmakedir)" "${launcher[@]}" > /tmp/snapml-gpu-configure.log
+  cmake --build "$build" -j "$(nproc)"
+  rm -rf "$G" && mkdir -p "$G"/{bin,lib,py/snap_ml,whl,data}
+  find "$build/tests/gpu" "$build/bench" -maxdepth 1 -type f -perm -u+x -name '*_*' ! -name parse_throughput -exec cp {} "$G/bin/" \;
+  cp "$build"/snapml/cli/snap-{train,predict,convert} "$build"/datasets/snap-criteo-gen "$G/bin/"
+  cp "$build"/cuda/libsnapml_gpu.so "$G/bin/"
+  cp "$ROOT"/python/snap_ml/*.py "$G/py/snap_ml/"
+  cp "$build"/python/_core*.so "$build"/cuda/libsnapml_gpu.so "$G/py/snap_ml/"
+  # Shared libraries the programs link that the device image may lack (its CUDA
+  # libraries are found there: /usr/local/cuda, else the image's Python wheels).
+  for lib in libxxhash.so.0 libgomp.so.1; do
+    cp -L "$(ldconfig -p | awk -v l="$lib" '$1 == l {print $NF; exit}')" "$G/lib/"
   done
-  rm -f "$OUT_DIR/cpu_history.csv" "$OUT_DIR/cpu_model" "$OUT_DIR/cpu.err"
-fi
-
-if [[ "$MODE" != "tests" && "$MODE" != "cpu" ]]; then
-echo -e "\n## Benchmarks" >> "$REPORT"
-# Runs $BUILD/bench/$1 once per further argument (its flags), into the report;
-# nothing when the program was not built (not among SNAPML_GPU_TARGETS).
-run_bench() {
-  local program=$1 args rc
-  shift
-  for args in "$@"; do
-    [[ -x "$BUILD/bench/$program" ]] || return 0
-    log "$program $args"
-    # shellcheck disable=SC2086
-    "$BUILD/bench/$program" $args > "$OUT_DIR/bench.tmp" 2>&1
-    rc=$?
-    [[ $rc -ne 0 ]] && status=1
-    { echo; echo "$program $args (exit $rc)"; cat "$OUT_DIR/bench.tmp"; } >> "$REPORT"
-  done
+  "$python" -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+      --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 -d "$G/whl" "snapml==1.17.2"
+  local data=${SNAPML_DATA_DIR:-$ROOT/../shared/datasets}
+  cp "$data"/{a9a,a9a.t,w8a,news20.multiclass,heart_scale,mushrooms} "$G/data/"
+  local dirty=""
+  git -C "$ROOT" diff --quiet HEAD || dirty="+uncommitted"
+  echo "$(git -C "$ROOT" rev-parse --short HEAD)$dirty" > "$G/commit"
+  grep -qx '/.gpu/' "$ROOT/.git/info/exclude" 2>/dev/null || echo '/.gpu/' >> "$(git -C "$ROOT" rev-parse --git-common-dir)/info/exclude"
+  du -sh "$G"
 }
-run_bench gpu_spmv_bench "${BENCH_RUNS[@]}"
-run_bench gpu_sdca_bench "${SDCA_BENCH_RUNS[@]}"
-run_bench gpu_stream_bench "${STREAM_BENCH_RUNS[@]}"
-log "datasets for gpu_tron_bench: ${SNAPML_DATA_DIR:-none found}"
-run_bench gpu_tron_bench "${TRON_BENCH_RUNS[@]}"
-rm -f "$OUT_DIR/bench.tmp"
-fi
 
-cat "$REPORT"
-exit $status
+# ---- run (on the device) ------------------------------------------------------------
+run() {
+  local steps=${1:-env,tests,python,side,bench,cpu}
+  has() { [[ ",$steps," == *",$1,"* ]]; }
+  local O=${OUT:-/tmp/gpu-check-out}
+  mkdir -p "$O"
+  local REP=$O/report.md T0
+  T0=$(date +%s)
+  local DEADLINE=${DEADLINE:-420}
+  el() { echo "$(( $(date +%s) - T0 ))s"; }
+  # Seconds a step may take: at most $1, and never past the deadline.
+  left() { local l=$(( DEADLINE - ($(date +%s) - T0) - 5 )); (( l > $1 )) && l=$1; (( l < 1 )) && l=1; echo $l; }
+  [[ -x $G/bin/snap-train ]] || { echo "run: no $G/bin: run 'bash bench/gpu_check.sh pack' here and carry .gpu" | tee "$REP"; return 1; }
+  export LD_LIBRARY_PATH=$G/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  export SNAPML_GPU_BACKEND=$G/bin/libsnapml_gpu.so SNAPML_DATA_DIR=$G/data PYTHONUNBUFFERED=1
+  if ldd "$G/bin/libsnapml_gpu.so" | grep -q "not found"; then  # the image's CUDA wheels
+    for d in /opt/torch/.venv/lib/python3*/site-packages/nvidia/*/lib; do LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$d; done
+  fi
+  local device driver
+  device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+  driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -1)
+  {
+    echo "# device check $(date -u '+%F %T') UTC"
+    echo "- device: ${device:-none visible}; driver ${driver:-?}; $(nproc) cores; $(free -g | awk '/Mem/{print $2}') GiB"
+    echo "- commit: $(cat "$G/commit" 2>/dev/null || echo unknown)"
+    echo "- command: bash bench/gpu_check.sh run $steps (DEADLINE=$DEADLINE)"
+  } > "$REP"
+  { echo "## ldd (missing)"; for f in "$G"/bin/*; do ldd "$f" 2>/dev/null | grep "not found" | sed "s|^|$(basename "$f"): |"; done; } >> "$REP"
+
+  if has tests; then
+    echo "== tests $(el)"
+    echo "## GPU tests (each binary time-boxed)" >> "$REP"
+    local passed=0 failed=0 skipped=0 t rc s ok bad skip
+    for t in test_gpu_probe test_gpu_hidden test_gpu_kernels test_tron_gpu test_gpu_session test_sdca_gpu_host \
+             test_sdca_gpu test_sdca_gpu_stream test_stream_plan test_operations_plan; do
+      [[ -x $G/bin/$t ]] || { echo "- $t: not carried" >> "$REP"; continue; }
+      s=$(date +%s)
+      timeout "$(left "${TEST_S:-60}")" "$G/bin/$t" > "$O/$t.log" 2>&1
+      rc=$?
+      ok=$(grep -cE '^\[       OK \]' "$O/$t.log"); bad=$(grep -cE '^\[  FAILED  \] [A-Za-z].*\(' "$O/$t.log")
+      skip=$(grep -cE '^\[  SKIPPED \] [A-Za-z].*\(' "$O/$t.log")
+      passed=$(( passed + ok )); failed=$(( failed + bad )); skipped=$(( skipped + skip ))
+      (( rc == 124 )) && failed=$(( failed + 1 ))
+      echo "- $t: exit $rc in $(( $(date +%s) - s )) s; $ok passed, $bad failed, $skip skipped$( (( rc == 124 )) && echo ', TIMED OUT')" >> "$REP"
+      grep -E '^\[  FAILED  \] [A-Za-z].*\(' "$O/$t.log" | sort -u | head -12 | sed 's/^/    /' >> "$REP"
+    done
+    echo "TESTS: $passed passed, $failed failed, $skipped skipped" >> "$REP"
+    cat "$O"/test_*.log > "$O/tests.log" 2>/dev/null; rm -f "$O"/test_*.log
+  fi
+
+  if has python || has side; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site "$G"/whl/*.whl \
+      > "$O/pip.log" 2>&1 || echo "(IBM snapml wheel did not install: $O/pip.log)" >> "$REP"
+  fi
+  if has python; then
+    echo "== python $(el)"
+    { echo; echo "## Python: the seed's example on a9a -> a9a.t (snap_ml with device_ids, IBM snapml, scikit-learn)"; } >> "$REP"
+    (cd /tmp && PYTHONPATH=$G/py:/tmp/site timeout "$(left 120)" python3 "$ROOT/bench/gpu/python_seed.py" "$G/data") >> "$REP" 2>&1
+    echo "(exit $?)" >> "$REP"
+  fi
+
+  if has side; then
+    echo "== side $(el)"
+    local W=/tmp/side rows
+    mkdir -p $W
+    for rows in ${SIDE_ROWS:-2000000 10000000}; do
+      local bits=20; (( rows > 4000000 )) && bits=22
+      local test_rows=$(( rows / 10 )); (( test_rows > 500000 )) && test_rows=500000
+      { "$G/bin/snap-criteo-gen" --rows "$rows" --first-row 0 --seed 11 --threads "$(nproc)" --output $W/train.tsv &&
+        "$G/bin/snap-criteo-gen" --rows "$test_rows" --first-row "$rows" --seed 11 --threads "$(nproc)" --output $W/test.tsv &&
+        "$G/bin/snap-convert" --from criteo --hash-bits $bits --threads "$(nproc)" $W/train.tsv $W/train-$rows.snap &&
+        "$G/bin/snap-convert" --from criteo --hash-bits $bits --threads "$(nproc)" $W/test.tsv $W/test-$rows.snap; } \
+        > "$O/side_prep_$rows.log" 2>&1 || { echo "side: data for $rows rows failed ($O/side_prep_$rows.log)" >> "$REP"; continue; }
+      rm -f $W/train.tsv $W/test.tsv
+      { echo; echo "## Side by side: Criteo-like $rows train / $test_rows test rows (hash 2^$bits), logistic C = 0.1 ($(el))"; } >> "$REP"
+      PYTHONPATH=/tmp/site timeout "$(left "${SIDE_S:-170}")" python3 "$ROOT/bench/gpu/side_by_side.py" \
+        "$G/bin" $W/train-$rows.snap $W/test-$rows.snap "$(nproc)" "$O/side.jsonl" > "$O/side_$rows.log" 2>&1
+      echo "(exit $?)" >> "$REP"
+      sed -n '/^| peer/,$p' "$O/side_$rows.log" >> "$REP"
+      rm -f $W/train-$rows.snap $W/test-$rows.snap
+    done
+  fi
+
+  if has bench; then
+    local spec name args
+    # name timeout args; the helpers' benchmarks print their own tables.
+    while IFS='|' read -r name to args; do
+      [[ -z "$name" || "$name" == \#* ]] && continue
+      [[ -x $G/bin/$name ]] || continue
+      echo "== $name $(el)"
+      { echo; echo "## $name $args"; } >> "$REP"
+      # shellcheck disable=SC2086
+      timeout "$(left "$to")" "$G/bin/$name" $args >> "$REP" 2>&1
+      echo "(exit $?)" >> "$REP"
+    done < "$ROOT/bench/gpu/benchmarks.txt"
+  fi
+
+  if has cpu; then
+    echo "== cpu threads $(el)"
+    local W=/tmp/side n
+    if [[ ! -f $W/cpu-train.snap ]]; then
+      "$G/bin/snap-criteo-gen" --rows 2000000 --first-row 0 --seed 11 --threads "$(nproc)" --output $W/cpu.tsv > /dev/null 2>&1 &&
+        "$G/bin/snap-convert" --from criteo --hash-bits 20 --threads "$(nproc)" $W/cpu.tsv $W/cpu-train.snap > /dev/null 2>&1
+      rm -f $W/cpu.tsv
+    fi
+    { echo; echo "## CPU threads: snap-train -s 7 -c 0.1 -B 1 -e 1e-4 on the 2M-row click log (solver's epochs and seconds)"; } >> "$REP"
+    for n in 1 4 8 16; do
+      timeout "$(left 60)" "$G/bin/snap-train" -s 7 -c 0.1 -B 1 -e 1e-4 -n $n $W/cpu-train.snap /tmp/m.$n 2>&1 |
+        grep -E "epochs" | tail -1 | sed "s/^/- threads $n: /" >> "$REP"
+    done
+  fi
+  echo "== done $(el)"
+  echo "total $(el)" >> "$REP"
+  python3 "$ROOT/bench/gpu/run_section.py" "$REP" > "$O/gpu-run.md" 2>> "$REP"
+  cat "$REP"
+}
+
+# ---- record (here) ------------------------------------------------------------------
+record() {
+  local dir=${1:?usage: bench/gpu_check.sh record DIR, the folder the files of a run came back in}
+  python3 "$ROOT/bench/gpu/run_section.py" --insert "$dir/gpu-run.md" "$ROOT/docs/benchmarks/gpu.md"
+}
+
+case "$MODE" in
+  pack) pack ;;
+  run) run "${1:-}" ;;
+  record) record "${1:-}" ;;
+  *) sed -n '2,25p' "$0" >&2; exit 2 ;;
+esac
