@@ -75,7 +75,7 @@ class SdcaCpuSolver final : public Solver, private RoundBackend {
   explicit SdcaCpuSolver(const SolverParameters& parameters) : parameters_(parameters) {
     validate(parameters_);
     require(parameters_.penalty == Penalty::L2,
-            "the SDCA solver solves penalty l2 only; penalty l1 is make_cd_l1_cpu_solver's (make_solver picks it)");
+            "the SDCA solver solves penalty l2 only; penalty l1 trains by newGLMNET or coordinate descent (plan_solver picks them)");
     require(parameters_.penalise_intercept,
             "the SDCA solver penalises the intercept; a free intercept is make_tron_cpu_solver's");
   }
