@@ -8,7 +8,7 @@ A scikit-learn estimator's parameters decide two things the core keeps apart:
   lbfgs, newton-cg, newton-cholesky, sag and saga, ``Ridge``, ``LinearRegression``);
 - the algorithm asked for: dual coordinate ascent (SDCA), the primal
   trust-region Newton method (TRON; docs/algorithms.md "Primal Newton"), or
-  ``"auto"``, which picks by the data (solver_factory.h, ``auto_picks_primal``).
+  ``"auto"``, which picks by the data (solver_factory.h, ``auto_choice``).
   The core's plan (``_core.plan_solver``) decides what trains it, and on which
   device: on a GPU every smooth loss trains by the Newton solver. Penalty l1
   always trains by newGLMNET or primal coordinate descent, on the CPU.
@@ -95,7 +95,9 @@ def logistic_problem(penalty, solver, dual, fit_intercept):
         # Penalty l1 has one solver, LIBLINEAR's (intercept penalised).
         if penalty == "l1":
             return problem(penalty, "dual", True)
-        return problem(penalty, "primal", False)
+        # lbfgs's problem; the core's auto picks SDCA (a free intercept by the
+        # method of multipliers) or the Newton solver by the data (solver_factory.h).
+        return problem(penalty, "auto", False)
     if solver in FREE_INTERCEPT_SOLVERS:
         if penalty == "l1" and fit_intercept:
             raise ValueError(

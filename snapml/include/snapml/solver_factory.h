@@ -74,14 +74,33 @@ const char* algorithm_name(SolverPlan::Algorithm algorithm);
 // PATH)", in a CUDA build the plugin loader's reason.
 std::unique_ptr<SolverSession> make_solver_session(bool use_gpu, const std::vector<int>& device_ids);
 
-// Solver auto's rule (provisional, from LIBLINEAR's experience that dual
-// coordinate ascent slows down as C grows while Newton's iterations hardly
-// change; to be measured, docs/benchmarks/primal.md): the primal solver when the
-// problem has no dual solver (penalty none, a free intercept) or when
-// `largest_cost_norm` = max_i C_i ||x_i||^2 (the intercept's value in the norm)
-// exceeds kAutoPrimalThreshold, and the loss has primal derivatives.
+// Solver auto's rule (docs/benchmarks/primal.md, "Auto"; measured on 2 cores). What
+// the survey pass over the rows measured:
+struct AutoSurvey {
+  double largest_cost_norm = 0.0;  // max_i C_i ||x_i||^2, the intercept's value in the norm
+  double hessian_pairs = 0.0;      // entry pairs of X^T D X (newton_direct.h)
+  double entries = 0.0;            // the rows' entries, the intercept's included
+  std::size_t width = 0;           // n_features + 1
+  bool resident = true;            // the rows in memory (a free intercept's dual needs them)
+  int ranks = 1;
+};
+// Primal: the Newton solver from the start, where only it trains the problem
+// (penalty none, the multinomial loss, a free intercept streamed or over ranks),
+// where its Cholesky step pays (a small Hessian: exact in a few passes), or where
+// C max ||x_i||^2 exceeds kAutoPrimalThreshold (dual coordinate ascent slows as it
+// grows). Dual: SDCA only (the hinge). DualThenDecide: SDCA, which at its first
+// certificate from kAutoProbeEpochs epochs on hands the problem over to the Newton
+// solver where auto_switches_to_primal says so.
+enum class AutoChoice { Primal, Dual, DualThenDecide };
 inline constexpr double kAutoPrimalThreshold = 100.0;
-bool auto_picks_primal(const SolverParameters& parameters, double largest_cost_norm);
+inline constexpr int kAutoProbeEpochs = 16;
+inline constexpr double kAutoSwitchEpochs = 40.0;
+AutoChoice auto_choice(const SolverParameters& parameters, const AutoSurvey& survey);
+// After the probe: whether the gap's rate over the last two certificates predicts
+// more than kAutoSwitchEpochs epochs to tol (or the gap did not fall), where the
+// Newton solver is cheaper (news20 binary: the dual 876 epochs to 1e-4, Newton
+// 10 iterations).
+bool auto_switches_to_primal(const std::vector<EpochRecord>& history, double tol);
 
 // One problem's solver, from a session of its own.
 std::unique_ptr<Solver> make_solver(const SolverParameters& parameters, bool use_gpu,

@@ -53,8 +53,18 @@ ThreadUpdates thread_updates_from_name(const std::string& name);
 //    over them, are then a few per cent of an epoch, and never take more memory
 //    than a quarter of the data's 8 bytes a non-zero;
 //  - a fit that does not shrink (hinge and squared hinge, whose shrunk epochs
-//    visit few rows, gain more from shrinking).
+//    visit few rows, gain more from shrinking);
+//  - at most kReplicaMaxThreads threads. CoCoA+'s sigma' follows the measured
+//    overlap rho of the threads' changes, which grows with their number (in
+//    [1, K]), and every step is shortened by it: on the 2M-row click log (16
+//    cores, -c 0.1 -e 1e-4) replicas needed 26, 35 and 55 epochs at 4, 8 and 16
+//    threads where one thread needed 11 (device run of 2026-11-26), the shared w
+//    11 at 16 threads (2 cores, oversubscribed: docs/benchmarks/threads.md,
+//    "Epochs against threads"). PASSCoDe's epochs stay near serial while the
+//    conflicts are few (Hsieh, Yu & Dhillon 2015), and the hot columns' pending
+//    changes keep them few.
 inline constexpr std::int64_t kReplicaMinWeights = std::int64_t{1} << 17;
+inline constexpr int kReplicaMaxThreads = 2;
 inline constexpr std::int64_t kReplicaNnzPerWeight = 4;
 
 // Replicas merge twice an epoch (one rank, rows in memory): the epoch's
@@ -81,5 +91,13 @@ struct ReplicaProblem {
 // after the pass whose projected gradients shrinking trusts); Auto by the rule
 // above.
 bool use_replicas(ThreadUpdates updates, int threads, const ReplicaProblem& problem);
+
+// The divergence guard's remedy for threads sharing w (RoundBackend::
+// reduce_concurrency, snapml/src/dual/divergence_guard.h): their reads are stale
+// (PASSCoDe), which may lower the dual; half as many threads (at least one, whose
+// exact steps never lower it). Replicas are merged by CoCoA+'s rule, which keeps
+// the dual from falling (Lemma 3): nothing of theirs to lower. Returns whether
+// `threads` was lowered.
+bool reduce_shared_threads(int& threads, bool replicas);
 
 }  // namespace snapml

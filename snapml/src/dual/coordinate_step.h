@@ -58,6 +58,9 @@ struct StepContext {
   const struct ShrinkBounds* shrink = nullptr;
   // local_weights when the epoch prefetches a row's weights, else null (prefetch.h).
   const double* prefetched_weights = nullptr;
+  // A free intercept (free_intercept.h): the part of the intercept moved out of
+  // w's intercept weight at the last recentring, added to every margin.
+  double margin_offset = 0.0;
 };
 
 struct ShrinkBounds {
@@ -123,6 +126,7 @@ inline bool step_row(const Loss& loss, const CsrView& x, std::int64_t row, doubl
   };
   double margin = row_dot_with<double>(x, row, weight);
   if (context.bias_value != 0.0) margin += context.bias_value * weight(context.bias_index);
+  margin += context.margin_offset;
   const double old_alpha = alpha;
   if constexpr (losses::is_shrinkable<Loss>::value) {
     if (context.shrink != nullptr) {
@@ -143,7 +147,7 @@ inline bool step_row(const Loss& loss, const CsrView& x, std::int64_t row, doubl
   // Without an intercept the slot stays 0 and is never written.
   if (context.bias_value != 0.0) move(context.bias_index, scale * context.bias_value);
   if constexpr (kAtomic) {
-    if (pending.hot != nullptr && ++pending.rows == detail::PendingUpdates::kFlushRows) flush(pending, v);
+    if (pending.hot != nullptr && ++pending.rows == pending.hot->flush_rows()) flush(pending, v);
   }
   return false;
 }

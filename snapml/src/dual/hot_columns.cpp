@@ -87,4 +87,8 @@ std::vector<std::uint32_t> ColumnCounter::take() {
   return total;
 }
 
+void HotColumns::set_team(int threads) {
+  flush_rows_ = std::clamp(kTeamFlushRows / std::max(threads, 1), kMinFlushRows, PendingUpdates::kFlushRows);
+}
+
 }  // namespace snapml::detail

@@ -7,10 +7,10 @@
 // thread on nearly every step, and its cache line moves between the cores each
 // time: on the generated click log, two threads were slower than one. Each thread
 // instead keeps its change to the hot columns' weights pending, adds it to what it
-// reads at once, and publishes it with one atomic add per column every kFlushRows
+// reads at once, and publishes it with one atomic add per column every flush_rows()
 // rows whose step changed w, and at the end of its share of the epoch. w = w(alpha) therefore holds
 // again when the epoch ends (the invariant the duality-gap certificate needs),
-// and another thread reads a hot weight at most kFlushRows of this thread's
+// and another thread reads a hot weight at most flush_rows() of this thread's
 // changing steps late: a bounded staleness of the kind PASSCoDe's lock-free reads already have.
 #pragma once
 
@@ -37,6 +37,18 @@ class HotColumns {
   bool empty() const { return columns_.empty(); }
   std::size_t size() const { return columns_.size(); }
   std::int32_t column(std::size_t slot) const { return columns_[slot]; }
+  // Rows whose step changed w between two flushes of a thread's pending changes:
+  // kTeamFlushRows / threads, within [kMinFlushRows, PendingUpdates::kFlushRows].
+  // Another thread reads a hot weight up to the other threads' pending rows late,
+  // (T - 1) x flush rows in all: with 64 rows each, w8a's epochs to 1e-4 went from
+  // 22 (one thread) to 23-29 at 16 threads; a constant total keeps PASSCoDe's
+  // staleness at two threads' whatever the team (docs/benchmarks/threads.md,
+  // "Epochs against threads").
+  static constexpr int kTeamFlushRows = 128;
+  static constexpr int kMinFlushRows = 8;
+  void set_team(int threads);
+  int flush_rows() const { return flush_rows_; }
+
   // The slot of column j, or -1: one bit test for the cold majority.
   std::int32_t slot(std::int32_t j) const {
     const auto u = static_cast<std::uint32_t>(j);
@@ -50,6 +62,7 @@ class HotColumns {
   // hot columns only; next to w's 8 bytes a column.
   std::vector<std::uint64_t> bits_;
   std::vector<std::uint16_t> slots_;
+  int flush_rows_ = 64;
 };
 
 // Adds every column's count of rows in x to counts (size n_features + 1),

@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "coordinate_step.h"
+#include "free_intercept.h"
 #include "hot_columns.h"
 #include "../common/omp_threads.h"
 #include "prefetch.h"
@@ -76,8 +77,8 @@ class SdcaCpuSolver final : public Solver, private RoundBackend {
     validate(parameters_);
     require(parameters_.penalty == Penalty::L2,
             "the SDCA solver solves penalty l2 only; penalty l1 trains by newGLMNET or coordinate descent (plan_solver picks them)");
-    require(parameters_.penalise_intercept,
-            "the SDCA solver penalises the intercept; a free intercept is make_tron_cpu_solver's");
+    require(parameters_.penalise_intercept || !loss_is_non_smooth(parameters_.loss),
+            "the SDCA solver's free intercept takes a smooth loss (its certificate: free_intercept.h)");
   }
   FitResult fit(ChunkSource& source, Communicator& communicator, SolverState& state) override;
 
@@ -94,6 +95,7 @@ class SdcaCpuSolver final : public Solver, private RoundBackend {
   ObjectiveSums objective_sums(int next_epoch) override;
   double squared_weight_norm() override;
   std::vector<double> copy_alpha() override { return alpha_; }
+  bool reduce_concurrency() override;
   // The average of a non-smooth loss's iterates (cocoa_round.h), for rows in
   // memory only: 8 bytes a row more, and its own margin bounds (16) when the
   // iterate has them; a streamed fit keeps to the 16 bytes a row its budget counts.
@@ -109,6 +111,10 @@ class SdcaCpuSolver final : public Solver, private RoundBackend {
   template <typename Loss>
   void update_rows(const Loss& loss, const ResidentRows& rows, const std::int64_t* order, std::int64_t n,
                    const StepContext& step, ThreadPass& total, std::uint8_t* left_out);
+  // A free intercept: the multiplier update between rounds (free_intercept.h).
+  void recentre() {
+    if (free_intercept_) intercept_.recentre(weights_.data(), n_features_);
+  }
   // CoCoA+ workers of this rank: its replicas, else 1.
   int local_workers() const { return std::max(replicas_, 1); }
   void prepare(ChunkSource& source, Communicator& communicator);
@@ -161,11 +167,18 @@ class SdcaCpuSolver final : public Solver, private RoundBackend {
   // A small w shared by several threads (thread_copies.h), else null.
   std::unique_ptr<detail::ThreadCopies> copies_;
   SplitMix64 random_{0};
+  // A free intercept (free_intercept.h): b = offset + B w[n_features].
+  bool free_intercept_ = false;
+  detail::FreeIntercept intercept_;
 };
 
 void SdcaCpuSolver::prepare(ChunkSource& source, Communicator& communicator) {
   threads_ = detail::resolve_threads(parameters_.threads);
   targets_ = RowTargets::from(parameters_);
+  free_intercept_ = detail::has_free_intercept(parameters_);
+  require(!free_intercept_ || (source.resident() && communicator.size() == 1),
+          "the SDCA solver trains a free intercept with the rows in memory on one process (its certificate reads "
+          "alpha twice: free_intercept.h); train this one by the primal Newton solver (solver primal or auto)");
   std::int64_t features = source.n_features();
   communicator.allreduce_max(&features, 1);
   n_features_ = static_cast<std::int32_t>(features);
@@ -213,6 +226,7 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
   n_rows_ = static_cast<std::int64_t>(squared_norms_.size());
   const bool with_intercept = parameters_.intercept_scaling != 0.0;
   hot_ = counts_columns ? detail::HotColumns(column_counter.take(), n_rows_, with_intercept) : detail::HotColumns();
+  hot_.set_team(threads_);
   ReplicaProblem problem;
   problem.epoch_nnz = source.nnz();
   problem.n_features = n_features_;
@@ -267,6 +281,17 @@ void SdcaCpuSolver::initialise(ChunkSource& source, Communicator& communicator, 
     require(offset == n_rows_, "the chunk source returned fewer rows than in its first pass");
   });
   communicator.allreduce_sum(weights_.data(), weights_.size());
+  if (free_intercept_) {
+    // w's intercept weight is B s(alpha); the intercept b0 + B v starts where the
+    // given weights put it (free_intercept.h; alpha and weights both given: the
+    // weights' intercept, as a fit resumed by solver auto), else at B v.
+    const double v = weights_[static_cast<std::size_t>(n_features_)];
+    const auto bias = static_cast<std::size_t>(n_features_);
+    const double* given = start == StartFrom::Weights ? start_weights
+                          : state.weights.size() == bias + 1 ? state.weights.data()
+                                                             : nullptr;
+    intercept_ = detail::FreeIntercept(bias_value, given != nullptr ? bias_value * (given[bias] - v) : 0.0);
+  }
 }
 
 template <typename Loss>
@@ -274,6 +299,7 @@ std::int64_t SdcaCpuSolver::epoch_of(const Loss& loss, double* local_weights, do
   ChunkSource& source = *source_;
   StepContext context{targets_, local_weights, n_features_, parameters_.intercept_scaling, sigma,
                       hot_.empty() ? nullptr : &hot_};
+  context.margin_offset = free_intercept_ ? intercept_.offset() : 0.0;
   if (detail::prefetch_weights(static_cast<std::size_t>(n_features_) + 1)) context.prefetched_weights = local_weights;
   if (!resident_.chunks.empty()) {
     // The rows still in the problem (all of them unless shrinking left some out),
@@ -414,12 +440,14 @@ int SdcaCpuSolver::rounds_per_epoch() const {
 std::int64_t SdcaCpuSolver::epoch(int, EpochShare share, double sigma, double newton_tolerance) {
   // One worker: w itself. Several: this rank's copy, or with replicas the first
   // one (what a team of one steps on; a larger team gives each thread its own).
+  if (local_.empty()) recentre();  // several workers: begin_round's
   double* v = local_.empty() ? weights_.data() : local_.front().data();
   return with_loss(parameters_.loss, parameters_.epsilon, newton_tolerance,
                    [&](const auto& loss) { return epoch_of(loss, v, sigma, share); });
 }
 
 void SdcaCpuSolver::begin_round() {
+  recentre();  // before the copies: w is the same on every rank and replica
   local_.resize(static_cast<std::size_t>(local_workers()));
   round_alpha_.resize(alpha_.size());
   const auto copies = static_cast<std::int64_t>(local_.size());
@@ -501,14 +529,32 @@ void SdcaCpuSolver::swap_average() {
 }
 
 ObjectiveSums SdcaCpuSolver::objective_sums(int) {
+  if (free_intercept_)
+    return detail::free_intercept_sums(resident_, parameters_, weights_.data(), n_features_,
+                                       intercept_.intercept(weights_.data(), n_features_), alpha_.data(),
+                                       squared_norms_.data(), threads_);
   if (bounds_) bounds_->moved_to(weights_.data(), weights_.size());
   return snapml::objective_sums(*source_, parameters_, weights_.data(), n_features_, alpha_.data(), threads_,
                                 bounds_.get());
 }
 
+// The divergence guard's remedy (divergence_guard.h): fewer threads on the shared
+// w (thread_updates.h, reduce_shared_threads), with copies of a small w again
+// where they fit the smaller team.
+bool SdcaCpuSolver::reduce_concurrency() {
+  if (!reduce_shared_threads(threads_, replicas_ > 0)) return false;
+  hot_.set_team(threads_);
+  const std::size_t weights = static_cast<std::size_t>(n_features_) + 1;
+  copies_.reset();
+  if (detail::ThreadCopies::fits(weights, threads_)) copies_ = std::make_unique<detail::ThreadCopies>(weights, threads_);
+  return true;
+}
+
 double SdcaCpuSolver::squared_weight_norm() {
+  // A free intercept's weight is not in the penalty.
+  const std::size_t penalised = weights_.size() - (free_intercept_ ? 1 : 0);
   double squared_norm = 0.0;
-  for (const double weight : weights_) squared_norm += weight * weight;
+  for (std::size_t j = 0; j < penalised; ++j) squared_norm += weights_[j] * weights_[j];
   return squared_norm;
 }
 
@@ -521,7 +567,7 @@ FitResult SdcaCpuSolver::fit(ChunkSource& source, Communicator& communicator, So
 
   start_shrinking(may_shrink() && replicas_ == 0);
   bounds_.reset();
-  if (!resident_.chunks.empty() && loss_is_zero_beyond_margin_one(parameters_.loss))
+  if (!free_intercept_ && !resident_.chunks.empty() && loss_is_zero_beyond_margin_one(parameters_.loss))
     bounds_ = std::make_unique<MarginBounds>(squared_norms_.data(), squared_norms_.size());
 
   // CoCoA+'s K: every rank's workers (ranks may run different thread counts).
@@ -530,6 +576,9 @@ FitResult SdcaCpuSolver::fit(ChunkSource& source, Communicator& communicator, So
   FitResult result = run_cocoa_rounds(*this, communicator, static_cast<int>(workers), parameters_, started);
   result.replicas = replicas_;
   state.weights = weights_;
+  if (free_intercept_)  // the model's intercept is B times its weight
+    state.weights[static_cast<std::size_t>(n_features_)] =
+        intercept_.intercept(weights_.data(), n_features_) / parameters_.intercept_scaling;
   // Moved, not copied: a third row-sized vector at the end of a fit would raise
   // the peak of out-of-core training above the 16 bytes a row its budget counts
   // (docs/out-of-core.md). prepare() and initialise() refill both for a next fit.

@@ -1,5 +1,7 @@
 #include "snapml/thread_updates.h"
 
+#include <algorithm>
+
 #include "snapml/error.h"
 
 namespace snapml {
@@ -35,8 +37,14 @@ bool use_replicas(ThreadUpdates updates, int threads, const ReplicaProblem& prob
   const std::int64_t weights = problem.n_features + 1;
   // Divided rather than multiplied: threads x weights may exceed 2^63 / 4 for a
   // wide problem, the epoch's non-zeros never do.
-  return !problem.shrinks && problem.skewed_columns && weights >= kReplicaMinWeights &&
-         problem.epoch_nnz / kReplicaNnzPerWeight / threads >= weights;
+  return threads <= kReplicaMaxThreads && !problem.shrinks && problem.skewed_columns &&
+         weights >= kReplicaMinWeights && problem.epoch_nnz / kReplicaNnzPerWeight / threads >= weights;
+}
+
+bool reduce_shared_threads(int& threads, bool replicas) {
+  if (replicas || threads <= 1) return false;
+  threads = std::max(1, threads / 2);
+  return true;
 }
 
 }  // namespace snapml

@@ -36,11 +36,19 @@ void validate(const SolverParameters& p) {
   require(p.max_epochs > 0, "max_iter must be at least 1, got " + std::to_string(p.max_epochs));
   require(p.local_epochs > 0, "local_epochs must be at least 1, got " + std::to_string(p.local_epochs));
   require(p.threads >= 0, "threads must be >= 0 (0: all), got " + std::to_string(p.threads));
-  // Penalty none and a free intercept have no dual coordinate ascent solver (its
-  // dual has no equality constraint): the primal Newton solver trains them.
+  // Penalty none has no dual coordinate ascent solver: the primal Newton solver
+  // trains it. A free intercept (whose dual has an equality constraint) trains by
+  // either, with a smooth scalar loss (snapml/src/dual/free_intercept.h).
+  const bool free_intercept = !p.penalise_intercept && p.intercept_scaling != 0.0;
   const std::string primal_only = p.penalty == Penalty::None ? "penalty none"
-                                  : !p.penalise_intercept    ? "a free (unpenalised) intercept"
-                                                             : "";
+                                  : free_intercept && (p.solver != SolverChoice::Dual || loss_is_per_class(p.loss))
+                                      ? "a free (unpenalised) intercept"
+                                      : "";
+  if (p.penalty == Penalty::L2 && free_intercept && p.solver == SolverChoice::Dual)
+    require(primal_solver_supports(p.loss) && !loss_is_per_class(p.loss),
+            "a free (unpenalised) intercept trains by dual coordinate ascent with a smooth loss only; the " +
+                std::string(loss_name(p.loss)) + " loss is not one: use " + loss_names_text(primal_solver_supports) +
+                ", or penalise the intercept");
   if (p.penalty == Penalty::L1) {
     require(p.penalise_intercept,
             "penalty l1 trains by primal coordinate descent, which penalises the intercept; use penalty l2 or none "

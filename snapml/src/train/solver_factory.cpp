@@ -7,6 +7,7 @@
 #include "snapml/error.h"
 #include "snapml/impl/gpu_backend.h"
 #include "snapml/impl/objectives.h"
+#include "../primal/newton_direct.h"
 
 namespace snapml {
 namespace {
@@ -22,46 +23,87 @@ GpuSessionFactory gpu_factory() {
 #endif
 }
 
-// Solver auto on the CPU: one pass for max_i C_i ||x_i||^2 over every rank's
-// rows, then the solver auto_picks_primal names.
+// Solver auto on the CPU (solver_factory.h, auto_choice): one pass surveys the rows
+// (max_i C_i ||x_i||^2, the Hessian's cost), then the Newton solver where it
+// wins from the start, else SDCA, whose certificates after kAutoProbeEpochs predict
+// the epochs still to go: past kAutoSwitchEpochs the Newton solver takes over.
 class AutoCpuSolver final : public Solver {
  public:
   explicit AutoCpuSolver(const SolverParameters& parameters) : parameters_(parameters) { validate(parameters_); }
 
   FitResult fit(ChunkSource& source, Communicator& communicator, SolverState& state) override {
+    AutoSurvey survey = survey_rows(source, communicator);
+    survey.resident = source.resident();
+    survey.ranks = communicator.size();
     SolverParameters chosen = parameters_;
-    chosen.solver = auto_picks_primal(parameters_, largest_cost_norm(source, communicator)) ? SolverChoice::Primal
-                                                                                            : SolverChoice::Dual;
-    auto solver = chosen.solver == SolverChoice::Primal ? make_tron_cpu_solver(chosen) : make_sdca_cpu_solver(chosen);
-    return solver->fit(source, communicator, state);
+    const AutoChoice choice = auto_choice(parameters_, survey);
+    if (choice == AutoChoice::Primal) {
+      chosen.solver = SolverChoice::Primal;
+      return make_tron_cpu_solver(chosen)->fit(source, communicator, state);
+    }
+    chosen.solver = SolverChoice::Dual;
+    if (choice == AutoChoice::Dual) return make_sdca_cpu_solver(chosen)->fit(source, communicator, state);
+    // The dual fit, watched: at its first certificate from kAutoProbeEpochs on, the
+    // gap's rate decides once whether it goes on or hands over to the Newton
+    // solver (a cold start: the probe's epochs are a few passes).
+    struct HandOver {};
+    bool decided = false;
+    chosen.on_epoch = [&, user = parameters_.on_epoch](const EpochRecord& record) {
+      if (user) user(record);
+      history_.push_back(record);
+      if (decided || record.epoch < parameters_.first_epoch + kAutoProbeEpochs) return;
+      decided = true;
+      if (auto_switches_to_primal(history_, parameters_.tol)) throw HandOver{};
+    };
+    history_.clear();
+    const SolverState start = state;
+    try {
+      return make_sdca_cpu_solver(chosen)->fit(source, communicator, state);
+    } catch (const HandOver&) {
+      state = start;
+      SolverParameters primal = parameters_;
+      primal.solver = SolverChoice::Primal;
+      FitResult result = make_tron_cpu_solver(primal)->fit(source, communicator, state);
+      result.history.insert(result.history.begin(), history_.begin(), history_.end());
+      return result;
+    }
   }
 
  private:
-  double largest_cost_norm(ChunkSource& source, Communicator& communicator) const {
+  AutoSurvey survey_rows(ChunkSource& source, Communicator& communicator) const {
     const RowTargets targets = RowTargets::from(parameters_);
     const double bias_square = parameters_.intercept_scaling * parameters_.intercept_scaling;
     double largest = 0.0;
+    double sums[2] = {0.0, 0.0};  // the Hessian's entry pairs and the rows' entries (newton_direct.h)
     CsrView x;
     source.reset();
     while (source.next(x))
       for (std::int64_t row = 0; row < x.n_rows; ++row) {
         const double cost = targets.cost(targets.target(x.labels[row]), x.weight(row));
         largest = std::max(largest, cost * (row_squared_norm(x, row) + bias_square));
+        const auto entries = static_cast<double>(x.row_end(row) - x.row_begin(row) + 1);
+        sums[0] += 0.5 * entries * (entries + 1.0);
+        sums[1] += entries;
       }
     // A non-negative double's bits order as the double does: the integer maximum.
     std::int64_t bits = 0;
     std::memcpy(&bits, &largest, sizeof bits);
     communicator.allreduce_max(&bits, 1);
     std::memcpy(&largest, &bits, sizeof bits);
-    return largest;
+    communicator.allreduce_sum(sums, 2);
+    std::int64_t features = source.n_features();
+    communicator.allreduce_max(&features, 1);
+    AutoSurvey survey;
+    survey.largest_cost_norm = largest;
+    survey.hessian_pairs = sums[0];
+    survey.entries = sums[1];
+    survey.width = static_cast<std::size_t>(features) + 1;
+    return survey;
   }
 
   SolverParameters parameters_;
+  std::vector<EpochRecord> history_;  // the watched dual fit's certificates
 };
-
-bool needs_primal(const SolverParameters& parameters) {
-  return parameters.penalty == Penalty::None || !parameters.penalise_intercept;
-}
 
 // Builds, per problem, the solver plan_solver names. The GPU session is created
 // with the first GPU problem, so the errors come in the order a user meets them
@@ -103,9 +145,33 @@ class DefaultSession final : public SolverSession {
 
 }  // namespace
 
-bool auto_picks_primal(const SolverParameters& parameters, double largest_cost_norm) {
-  if (!primal_solver_supports(parameters.loss)) return false;
-  return needs_primal(parameters) || largest_cost_norm > kAutoPrimalThreshold;
+AutoChoice auto_choice(const SolverParameters& parameters, const AutoSurvey& survey) {
+  if (!primal_solver_supports(parameters.loss)) return AutoChoice::Dual;  // the hinge: SDCA only
+  const bool free_intercept = !parameters.penalise_intercept && parameters.intercept_scaling != 0.0;
+  // What only the Newton solver trains: no penalty, the multinomial loss, and a
+  // free intercept whose rows are not in memory on one process (free_intercept.h).
+  if (parameters.penalty == Penalty::None || loss_is_per_class(parameters.loss) ||
+      (free_intercept && (!survey.resident || survey.ranks > 1)))
+    return AutoChoice::Primal;
+  // A small Hessian formed in one pass: Newton steps by Cholesky, exact in a few
+  // passes (a9a: 0.05 s to machine precision).
+  if (detail::direct_newton_pays(survey.hessian_pairs, survey.entries, survey.width)) return AutoChoice::Primal;
+  // Dual coordinate ascent slows as C max ||x_i||^2 grows (LIBLINEAR's experience).
+  if (survey.largest_cost_norm > kAutoPrimalThreshold) return AutoChoice::Primal;
+  return AutoChoice::DualThenDecide;
+}
+
+bool auto_switches_to_primal(const std::vector<EpochRecord>& history, double tol) {
+  if (history.size() < 2) return false;
+  const EpochRecord& last = history.back();
+  const EpochRecord& before = history[history.size() - 2];
+  if (!(last.gap > 0.0) || !(before.gap > 0.0) || last.epoch <= before.epoch) return false;
+  const double target = tol * last.primal;
+  if (last.gap <= target) return false;
+  // The gap's rate per epoch over the last two certificates (SDCA's linear rate).
+  const double rate = std::pow(last.gap / before.gap, 1.0 / static_cast<double>(last.epoch - before.epoch));
+  if (!(rate < 1.0)) return true;
+  return std::log(target / last.gap) / std::log(rate) > kAutoSwitchEpochs;
 }
 
 SolverPlan plan_solver(const SolverParameters& parameters, bool use_gpu) {
@@ -152,8 +218,9 @@ SolverPlan plan_solver(const SolverParameters& parameters, bool use_gpu) {
     plan.reason = "solver primal asks for the Newton solver";
   } else if (parameters.solver == SolverChoice::Auto) {
     plan.algorithm = Algorithm::AutoSdcaOrNewton;
-    plan.reason = "solver auto: one pass over the data measures max_i C_i ||x_i||^2, then the Newton solver or "
-                  "SDCA by auto_picks_primal";
+    plan.reason = "solver auto: one pass over the data measures max_i C_i ||x_i||^2 and the Hessian's size, then "
+                  "the Newton solver or SDCA by auto_choice (SDCA handing over to Newton where its certificates "
+                  "predict many epochs)";
   } else {
     plan.algorithm = Algorithm::Sdca;
     plan.reason = "solver dual asks for dual coordinate ascent";

@@ -500,6 +500,14 @@ TEST(SdcaCpu, AutoTakesReplicasOnlyForALargeSkewedProblem) {
   EXPECT_FALSE(use_replicas(ThreadUpdates::Shared, 2, click_log));
   // 8 threads: 8 x 1,048,616 x 4 non-zeros needed, more than the epoch has.
   EXPECT_FALSE(use_replicas(ThreadUpdates::Auto, 8, click_log));
+  // More than kReplicaMaxThreads threads share w however large the epoch (the
+  // replicas' epochs grow with their number).
+  ReplicaProblem large = click_log;
+  large.epoch_nnz *= 64;
+  EXPECT_TRUE(use_replicas(ThreadUpdates::Auto, kReplicaMaxThreads, large));
+  EXPECT_FALSE(use_replicas(ThreadUpdates::Auto, kReplicaMaxThreads + 1, large));
+  EXPECT_FALSE(use_replicas(ThreadUpdates::Auto, 16, large));
+  EXPECT_TRUE(use_replicas(ThreadUpdates::Replicas, 16, large));
   ReplicaProblem p = click_log;
   p.skewed_columns = false;  // uniform columns
   EXPECT_FALSE(use_replicas(ThreadUpdates::Auto, 2, p));
@@ -523,6 +531,22 @@ TEST(SdcaCpu, AutoTakesReplicasOnlyForALargeSkewedProblem) {
   EXPECT_EQ(thread_updates_from_name("replicas"), ThreadUpdates::Replicas);
   EXPECT_STREQ(thread_updates_name(ThreadUpdates::Shared), "shared");
   EXPECT_THROW(thread_updates_from_name("atomic"), InvalidArgument);
+}
+
+// The divergence guard's remedy on the CPU: a shared w's team halves down to one
+// thread; replicas (CoCoA+'s merge keeps the dual from falling) and one thread
+// have nothing to lower.
+TEST(SdcaCpu, TheSharedTeamHalvesWhenTheGuardAsksAndReplicasDoNot) {
+  int threads = 16;
+  for (const int expected : {8, 4, 2, 1}) {
+    EXPECT_TRUE(reduce_shared_threads(threads, false));
+    EXPECT_EQ(threads, expected);
+  }
+  EXPECT_FALSE(reduce_shared_threads(threads, false));
+  EXPECT_EQ(threads, 1);
+  threads = 3;
+  EXPECT_FALSE(reduce_shared_threads(threads, true));
+  EXPECT_EQ(threads, 3);
 }
 
 // Auto on a fit: a small w stays shared (every data set of the tests), what the

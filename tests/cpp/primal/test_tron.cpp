@@ -286,12 +286,40 @@ TEST(Tron, RefusesTheHingeLoss) {
 TEST(Tron, AutoPicksByTheProblem) {
   SolverParameters p = tight(LossKind::Logistic);
   p.solver = SolverChoice::Auto;
-  EXPECT_FALSE(auto_picks_primal(p, 15.0));
-  EXPECT_TRUE(auto_picks_primal(p, 1500.0));
-  p.penalise_intercept = false;
-  EXPECT_TRUE(auto_picks_primal(p, 15.0));
+  AutoSurvey survey;  // a wide problem: no Cholesky step
+  survey.largest_cost_norm = 15.0;
+  survey.hessian_pairs = 1e12;
+  survey.entries = 1e6;
+  survey.width = 100000;
+  EXPECT_EQ(auto_choice(p, survey), AutoChoice::DualThenDecide);
+  survey.largest_cost_norm = 1500.0;
+  EXPECT_EQ(auto_choice(p, survey), AutoChoice::Primal);
+  survey.largest_cost_norm = 15.0;
+  p.penalise_intercept = false;  // a free intercept: the dual takes it in memory on one process
+  EXPECT_EQ(auto_choice(p, survey), AutoChoice::DualThenDecide);
+  survey.resident = false;
+  EXPECT_EQ(auto_choice(p, survey), AutoChoice::Primal);
+  survey.resident = true;
+  survey.ranks = 2;
+  EXPECT_EQ(auto_choice(p, survey), AutoChoice::Primal);
+  survey.ranks = 1;
+  survey.width = 124;  // a9a: the Hessian formed in one pass
+  survey.hessian_pairs = 3.6e6;
+  survey.entries = 4.8e5;
+  EXPECT_EQ(auto_choice(p, survey), AutoChoice::Primal);
   p = tight(LossKind::Hinge);
-  EXPECT_FALSE(auto_picks_primal(p, 1e9));
+  survey.largest_cost_norm = 1e9;
+  EXPECT_EQ(auto_choice(p, survey), AutoChoice::Dual);
+  // The hand-over: a gap falling 10 % an epoch from 1e-2 of P needs ~48 more epochs
+  // to 1e-4: Newton; falling tenfold an epoch, the dual goes on.
+  std::vector<EpochRecord> slow(2), fast(2);
+  slow[0] = {7, 0.0, 100.0, 98.9, 1.1};
+  slow[1] = {8, 0.0, 100.0, 99.0, 1.0};
+  EXPECT_TRUE(auto_switches_to_primal(slow, 1e-4));
+  fast[0] = {7, 0.0, 100.0, 90.0, 10.0};
+  fast[1] = {8, 0.0, 100.0, 99.0, 1.0};
+  EXPECT_FALSE(auto_switches_to_primal(fast, 1e-4));
+  EXPECT_FALSE(auto_switches_to_primal({fast[1]}, 1e-4));
   // Through the session: auto at large C takes the Newton solver (its history
   // carries gradient norms, SDCA's do not).
   const Dataset data = random_problem({});
@@ -302,9 +330,18 @@ TEST(Tron, AutoPicksByTheProblem) {
   const Fit chosen = fit_once(*make_solver(large, false, {}), data);
   ASSERT_TRUE(chosen.result.converged);
   EXPECT_GT(chosen.result.history.back().gradient_norm, 0.0);
+  // Small C on a wide problem (no Cholesky step): SDCA, converged in the probe.
+  RandomProblemOptions wide;
+  wide.features = 2000;
+  wide.density = 0.01;
   large.C = 0.01;
-  const Fit small = fit_once(*make_solver(large, false, {}), data);
+  const Fit small = fit_once(*make_solver(large, false, {}), random_problem(wide));
+  ASSERT_TRUE(small.result.converged);
   EXPECT_EQ(small.result.history.back().gradient_norm, 0.0);
+  EXPECT_LE(small.result.epochs, kAutoProbeEpochs);
+  // The same problem at C = 1e3 (C max ||x||^2 above the threshold): Newton.
+  large.C = 1000.0;
+  EXPECT_GT(fit_once(*make_solver(large, false, {}), random_problem(wide)).result.history.back().gradient_norm, 0.0);
   large.solver = SolverChoice::Primal;
   EXPECT_THROW(make_solver(large, true, {}), Unsupported);  // no GPU backend in this program (core only)
 }

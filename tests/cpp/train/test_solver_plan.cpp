@@ -76,9 +76,15 @@ TEST(SolverPlan, TheCpuFollowsTheSolverAskedFor) {
 }
 
 TEST(SolverPlan, AProblemTheDualSolverCannotTrainIsRefusedOnTheCpuAsBefore) {
-  // A free intercept has no dual coordinate ascent solver; validate() says so.
-  EXPECT_THROW(plan_solver(problem(LossKind::Logistic, SolverChoice::Dual, Penalty::L2, false), false),
+  // No penalty, and a free intercept with the hinge loss, have no dual coordinate
+  // ascent solver; validate() says so. A smooth loss's free intercept has one
+  // (snapml/src/dual/free_intercept.h).
+  EXPECT_THROW(plan_solver(problem(LossKind::Logistic, SolverChoice::Dual, Penalty::None, false), false),
                InvalidArgument);
+  EXPECT_THROW(plan_solver(problem(LossKind::Hinge, SolverChoice::Dual, Penalty::L2, false), false),
+               InvalidArgument);
+  EXPECT_EQ(plan_solver(problem(LossKind::Logistic, SolverChoice::Dual, Penalty::L2, false), false).algorithm,
+            SolverPlan::Algorithm::Sdca);
 }
 
 }  // namespace

@@ -1,0 +1,166 @@
+#include "free_intercept.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <vector>
+
+#include "../common/omp_threads.h"
+#include "snapml/losses/dispatch.h"
+
+namespace snapml::detail {
+namespace {
+
+// What the rows' pass sums, per side: classification's y = +1 and y = -1 (side 0
+// and 1), or every row on side 0 for regression. The sums of a block, added in
+// order over the blocks: the same bits for any thread count.
+struct SideSums {
+  double alpha = 0.0;         // S: sum alpha_i
+  double alpha_margin = 0.0;  // sum alpha_i w.x_i
+  double alpha_norm = 0.0;    // sum alpha_i ||x_i||
+  double dual = 0.0;          // sum dual_value(alpha_i)
+  double margin = 0.0;        // sum w.x_i (regression's shift)
+  double norm = 0.0;          // sum ||x_i||
+  double rows = 0.0;          // rows with a cost
+  void add(const SideSums& o) {
+    alpha += o.alpha;
+    alpha_margin += o.alpha_margin;
+    alpha_norm += o.alpha_norm;
+    dual += o.dual;
+    margin += o.margin;
+    norm += o.norm;
+    rows += o.rows;
+  }
+};
+
+struct BlockSums {
+  double loss = 0.0;
+  std::array<SideSums, 2> side;
+};
+
+// Calls visit(x, row, index, y, cost) for the rows of block `block` of chunk c.
+template <typename Visit>
+void for_block(const ResidentRows& rows, std::size_t c, std::int64_t block, const RowTargets& targets,
+               const Visit& visit) {
+  const CsrView& x = rows.chunks[c];
+  const std::int64_t end = std::min(x.n_rows, (block + 1) * kRowBlock);
+  for (std::int64_t row = block * kRowBlock; row < end; ++row) {
+    const double y = targets.target(x.labels[row]);
+    const double cost = targets.cost(y, x.weight(row));
+    if (!(cost > 0.0)) continue;  // absent from both problems
+    visit(x, row, rows.first[c] + row, y, cost);
+  }
+}
+
+// Runs body(c, block, sums) over every block of every chunk on the team and adds
+// the blocks' sums in order.
+template <typename Sums, typename Body>
+Sums in_blocks(const ResidentRows& rows, int threads, const Body& body) {
+  Sums total{};
+  std::vector<Sums> sums;
+  for (std::size_t c = 0; c < rows.chunks.size(); ++c) {
+    const std::int64_t blocks = row_blocks(rows.chunks[c].n_rows);
+    sums.assign(static_cast<std::size_t>(blocks), Sums{});
+SNAPML_OMP(parallel for num_threads(threads) schedule(dynamic, 1))
+    for (std::int64_t block = 0; block < blocks; ++block) body(c, block, sums[static_cast<std::size_t>(block)]);
+    for (const Sums& s : sums) total.add(s);
+  }
+  return total;
+}
+
+template <typename Loss>
+ObjectiveSums sums_for(const Loss& loss, const ResidentRows& rows, const RowTargets& targets, const double* weights,
+                       double intercept, const double* alpha, const double* squared_norms, double bias_square,
+                       int threads) {
+  struct Total {
+    BlockSums b;
+    void add(const Total& o) {
+      b.loss += o.b.loss;
+      b.side[0].add(o.b.side[0]);
+      b.side[1].add(o.b.side[1]);
+    }
+  };
+  auto norm_of = [&](std::int64_t index) {
+    return std::sqrt(std::max(0.0, squared_norms[index] - bias_square));
+  };
+  // The rows: the loss at w.x_i + b, and each side's sums at alpha.
+  const Total rows_total = in_blocks<Total>(rows, threads, [&](std::size_t c, std::int64_t block, Total& t) {
+    for_block(rows, c, block, targets, [&](const CsrView& x, std::int64_t row, std::int64_t index, double y,
+                                           double cost) {
+      const double margin = row_dot(x, row, weights);
+      t.b.loss += cost * loss.loss(y, margin + intercept);
+      SideSums& side = t.b.side[targets.classification && y < 0.0 ? 1 : 0];
+      const double a = alpha[index];
+      const double norm = norm_of(index);
+      side.alpha += a;
+      side.alpha_margin += a * margin;
+      side.alpha_norm += a * norm;
+      side.dual += loss.dual_value(y, a, cost);
+      side.margin += margin;
+      side.norm += norm;
+      side.rows += 1.0;
+    });
+  });
+  const SideSums& plus = rows_total.b.side[0];
+  const SideSums& minus = rows_total.b.side[1];
+  ObjectiveSums result;
+  result.loss = rows_total.b.loss;
+  // s = sum_i c(y_i) alpha_i, and the feasible alpha' = alpha + delta.
+  double shift_term = 0.0;  // sum_i delta_i c_i w.x_i
+  double move_norm = 0.0;   // sum_i |delta_i| ||x_i||, bounding ||u||
+  double dual = plus.dual + minus.dual;
+  if (targets.classification) {
+    const double s = plus.alpha - minus.alpha;
+    // The heavier side's alphas times f = 1 - |s| / S_heavy in [0, 1]: still in
+    // their interval [0, C_i], and sum_i c_i alpha'_i = 0.
+    const int heavy = s > 0.0 ? 0 : 1;
+    const SideSums& h = heavy == 0 ? plus : minus;
+    if (s != 0.0 && h.alpha > 0.0) {
+      const double shrink = std::min(1.0, std::fabs(s) / h.alpha);  // 1 - f
+      const double f = 1.0 - shrink;
+      const double c = heavy == 0 ? 1.0 : -1.0;
+      shift_term = -shrink * c * h.alpha_margin;
+      move_norm = shrink * h.alpha_norm;
+      const Total scaled = in_blocks<Total>(rows, threads, [&](std::size_t ch, std::int64_t block, Total& t) {
+        for_block(rows, ch, block, targets, [&](const CsrView&, std::int64_t, std::int64_t index, double y,
+                                                double cost) {
+          if ((y < 0.0 ? 1 : 0) == heavy) t.b.side[0].dual += loss.dual_value(y, f * alpha[index], cost);
+        });
+      });
+      dual = (heavy == 0 ? minus.dual : plus.dual) + scaled.b.side[0].dual;
+    }
+  } else if (plus.rows > 0.0) {
+    // Regression: every alpha (an unbounded interval) moves by -s / n.
+    const double s = plus.alpha;
+    const double move = -s / plus.rows;
+    shift_term = move * plus.margin;
+    move_norm = std::fabs(move) * plus.norm;
+    if (move != 0.0) {
+      const Total moved = in_blocks<Total>(rows, threads, [&](std::size_t ch, std::int64_t block, Total& t) {
+        for_block(rows, ch, block, targets, [&](const CsrView&, std::int64_t, std::int64_t index, double y,
+                                                double cost) {
+          t.b.side[0].dual += loss.dual_value(y, alpha[index] + move, cost);
+        });
+      });
+      dual = moved.b.side[0].dual;
+    }
+  }
+  result.dual = dual - shift_term - 0.5 * move_norm * move_norm;
+  return result;
+}
+
+}  // namespace
+
+ObjectiveSums free_intercept_sums(const ResidentRows& rows, const SolverParameters& parameters,
+                                  const double* weights, std::int32_t n_features, double intercept,
+                                  const double* alpha, const double* squared_norms, int threads) {
+  (void)n_features;  // row_dot reads only the rows' columns, all below n_features
+  const RowTargets targets = RowTargets::from(parameters);
+  const double bias_square = parameters.intercept_scaling * parameters.intercept_scaling;
+  return with_loss(parameters.loss, parameters.epsilon, 0.0, [&](const auto& loss) {
+    return sums_for(loss, rows, targets, weights, intercept, alpha, squared_norms, bias_square,
+                    resolve_threads(threads));
+  });
+}
+
+}  // namespace snapml::detail
