@@ -60,6 +60,7 @@
 #include "../common/interleaved_sums.h"
 #include "newton_direct.h"
 #include "../common/omp_threads.h"
+#include "trust_region.h"
 #include "quasi_newton.h"
 #include "tron_objective.h"
 #include "snapml/error.h"
@@ -82,25 +83,10 @@ void axpy(double scale, const std::vector<double>& b, std::vector<double>& a) {
   for (std::size_t j = 0; j < a.size(); ++j) a[j] += scale * b[j];
 }
 
-// Lin, Weng & Keerthi 2008, section 2.1 (LIBLINEAR's values).
-constexpr double kEta0 = 1e-4;  // accept a step whose actual reduction exceeds eta0 x predicted
-constexpr double kEta1 = 0.25;
-constexpr double kEta2 = 0.75;
-constexpr double kSigma1 = 0.25;
-constexpr double kSigma2 = 0.5;
-constexpr double kSigma3 = 4.0;
-// CG stops at ||r|| <= eta ||g|| with the forcing term eta = min(0.1, sqrt(||g|| /
-// ||g_first||)): LIBLINEAR's eps_cg = 0.1 far from the optimum, tightening as the
-// gradient falls, which makes the inexact Newton iteration superlinear (Dembo,
-// Eisenstat & Steihaug 1982) for the tight tolerances the gap allows.
-constexpr double kCgTolerance = 0.1;
-// CG is preconditioned by M = (1 - a) I + a diag(H), a = 0.01: Hsia, Chiang & Lin,
-// "Preconditioned conjugate gradient methods in truncated Newton frameworks for
-// large-scale linear classification" (ACML 2018), LIBLINEAR >= 2.20. The diagonal
-// alone (a = 1) helps most where H is badly scaled (large C) but can hurt where it
-// is not; the mix keeps the identity's behaviour there. The trust region is
-// measured in M's norm, ||s||_M = sqrt(s^T M s), as in their Algorithm 2.
-constexpr double kPreconditionerMix = 0.01;
+// The trust region's constants and rules (radius, boundary step, forcing term,
+// acceptance, the record and its stopping rule) and its two loops are
+// primal/trust_region.h's, shared with the GPU solver; this file is their CPU
+// backend (TrustRegionSteps below).
 // L-BFGS's memory: the (s, y) pairs kept (scipy's L-BFGS-B, under scikit-learn's
 // lbfgs, keeps 10).
 constexpr int kLbfgsPairs = 10;
@@ -280,10 +266,6 @@ class TronCpuSolver final : public Solver {
   void update_preconditioner();
   // H v at the point of the last gradient().
   void hessian_product(const std::vector<double>& v, std::vector<double>& out);
-  // Steihaug's truncated CG for H s = -g within ||s||_M <= delta, preconditioned
-  // by M; returns the residual r = -g - H s in `r` and the CG iterations.
-  int conjugate_gradients(double delta, double forcing, const std::vector<double>& g, std::vector<double>& s,
-                          std::vector<double>& r);
   // Appends the record of iterate w (value f, gradient g, dual sum) and returns
   // whether the stopping rule holds.
   bool record(FitResult& result, const std::vector<double>& w, double f, const std::vector<double>& g,
@@ -295,9 +277,10 @@ class TronCpuSolver final : public Solver {
            (parameters_.primal_method == PrimalMethod::Auto && loss_is_per_class(parameters_.loss));
   }
   // The iterations from w (value f, gradient g, margins) after its record: the
-  // trust-region Newton method, L-BFGS (quasi_newton.h), or Newton steps by
-  // Cholesky (newton_direct.h). Each leaves the last iterate in w and its
-  // gradient() as the objective's last.
+  // trust-region Newton method (trust_region.h over TrustRegionSteps), L-BFGS
+  // (quasi_newton.h), or Newton steps by Cholesky (newton_direct.h). Each leaves
+  // the last iterate in w and its gradient() as the objective's last.
+  class TrustRegionSteps;
   void trust_region(FitResult& result, std::vector<double>& w, std::vector<double>& margins, std::vector<double>& g,
                     double f, double first_gradient_norm);
   void lbfgs(FitResult& result, std::vector<double>& w, std::vector<double>& margins, std::vector<double>& g,
@@ -377,7 +360,7 @@ void TronCpuSolver::update_preconditioner() {
   objective_->hessian_diagonal(preconditioner_.data());
   communicator_->allreduce_sum(preconditioner_.data(), width);
   for (std::size_t j = 0; j < width; ++j)
-    preconditioner_[j] = (1.0 - kPreconditionerMix) + kPreconditionerMix * (regulariser_[j] + preconditioner_[j]);
+    preconditioner_[j] = detail::trust_region::preconditioner_entry(regulariser_[j], preconditioner_[j]);
 }
 
 void TronCpuSolver::hessian_product(const std::vector<double>& v, std::vector<double>& out) {
@@ -387,99 +370,16 @@ void TronCpuSolver::hessian_product(const std::vector<double>& v, std::vector<do
   for (std::size_t j = 0; j < v.size(); ++j) out[j] += regulariser_[j] * v[j];
 }
 
-int TronCpuSolver::conjugate_gradients(double delta, double forcing, const std::vector<double>& g,
-                                       std::vector<double>& s, std::vector<double>& r) {
-  const std::size_t width = g.size();
-  const std::vector<double>& m = preconditioner_;
-  s.assign(width, 0.0);
-  r.resize(width);
-  std::vector<double> d(width), hd;
-  // The M-norm products of s and d that the boundary test reads, kept up to date
-  // in the sweeps that change s and d (three sweeps over the weights an iteration
-  // besides H d, where recomputing them took seven): <a, b>_M = sum_j a_j M_j b_j.
-  const auto entries = static_cast<std::int64_t>(width);
-  const auto start = detail::interleaved_sums<2>(0, entries, [&](std::int64_t j, double* sum) {
-    r[j] = -g[j];
-    d[j] = r[j] / m[j];
-    sum[0] += d[j] * r[j];
-    sum[1] += d[j] * m[j] * d[j];
-  });
-  double zr = start[0];  // r^T M^-1 r: ||r||^2 in M^-1's norm
-  double dd = start[1];  // ||d||_M^2
-  double ss = 0.0, sd = 0.0;  // ||s||_M^2 and <s, d>_M
-  const double stop = forcing * std::sqrt(zr);
-  // To the boundary along d: the tau >= 0 with ||s + tau d||_M = delta.
-  auto to_boundary = [&]() {
-    const double room = delta * delta - ss;
-    const double root = std::sqrt(std::max(0.0, sd * sd + dd * room));
-    const double tau = sd >= 0.0 ? room / (sd + root) : (root - sd) / dd;
-    axpy(tau, d, s);
-    axpy(-tau, hd, r);
-  };
-  int iterations = 0;
-  while (iterations < static_cast<int>(std::min<std::size_t>(width, 1 << 20))) {
-    if (std::sqrt(zr) <= stop) break;
-    ++iterations;
-    hessian_product(d, hd);
-    const double curvature = dot(d, hd);
-    // Steihaug: a direction of non-positive curvature (possible without a
-    // penalty) descends all the way to the boundary.
-    if (!(curvature > 0.0)) {
-      to_boundary();
-      break;
-    }
-    const double step = zr / curvature;
-    const double ss_next = ss + step * (2.0 * sd + step * dd);  // ||s + step d||_M^2
-    if (std::sqrt(ss_next) > delta) {
-      to_boundary();
-      break;
-    }
-    const double zr_next = detail::interleaved_sums<1>(0, entries, [&](std::int64_t j, double* sum) {
-      s[j] += step * d[j];
-      r[j] -= step * hd[j];
-      sum[0] += r[j] * r[j] / m[j];
-    })[0];
-    const double beta = zr_next / zr;
-    const auto products = detail::interleaved_sums<2>(0, entries, [&](std::int64_t j, double* sum) {
-      d[j] = r[j] / m[j] + beta * d[j];
-      sum[0] += s[j] * m[j] * d[j];
-      sum[1] += d[j] * m[j] * d[j];
-    });
-    sd = products[0];
-    dd = products[1];
-    ss = ss_next;
-    zr = zr_next;
-  }
-  return iterations;
-}
-
 bool TronCpuSolver::record(FitResult& result, const std::vector<double>& w, double f, const std::vector<double>& g,
                            double dual_sum, double first_gradient_norm) {
-  EpochRecord record;
-  record.epoch = result.epochs;
-  record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-  record.primal = f;
-  record.gradient_norm = norm(g);
-  // The trust region only accepts decreases, so f cannot run away; a non-finite
-  // value means the arithmetic overflowed, and the weights mean nothing.
-  if (!std::isfinite(f) || !std::isfinite(record.gradient_norm))
-    throw FitDiverged("the primal Newton fit's objective turned non-finite after " + std::to_string(result.epochs) +
-                      " iterations (f = " + number_text(f) + ", ||g|| = " + number_text(record.gradient_norm) +
-                      "); no model is returned. Scale the features or lower C");
-  if (certified()) {
-    // D(alpha) = sum dual_value - 0.5 ||w(alpha)||^2 with w(alpha) = w - g.
-    double squared = 0.0;
-    for (std::size_t j = 0; j < w.size(); ++j) squared += (w[j] - g[j]) * (w[j] - g[j]);
-    record.dual = dual_sum - 0.5 * squared;
-    record.gap = record.primal - record.dual;
-    result.converged = record.gap <= parameters_.tol * record.primal;
-  } else {
-    record.dual = record.gap = std::numeric_limits<double>::quiet_NaN();
-    result.converged = record.gradient_norm <= parameters_.tol * first_gradient_norm;
-  }
-  result.history.push_back(record);
-  if (parameters_.on_epoch) parameters_.on_epoch(record);
-  return result.converged;
+  detail::trust_region::IterateSums sums;
+  sums.primal = f;
+  sums.gradient_norm = norm(g);
+  sums.dual_sum = dual_sum;
+  if (certified())  // ||w(alpha)||^2 = ||w - g||^2
+    for (std::size_t j = 0; j < w.size(); ++j) sums.dual_weights_squared += (w[j] - g[j]) * (w[j] - g[j]);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  return detail::trust_region::record_iterate(result, parameters_, certified(), seconds, first_gradient_norm, sums);
 }
 
 FitResult TronCpuSolver::fit(ChunkSource& source, Communicator& communicator, SolverState& state) {
@@ -528,61 +428,108 @@ void TronCpuSolver::progress(const FitResult& result, const std::vector<double>&
     });
 }
 
+// trust_region.h's backend over this solver's host vectors: w, its margins and
+// gradient g (the caller's), the CG vectors s, r, d, hd and the trial point.
+class TronCpuSolver::TrustRegionSteps {
+ public:
+  TrustRegionSteps(TronCpuSolver& solver, std::vector<double>& w, std::vector<double>& margins,
+                   std::vector<double>& g, double first_gradient_norm)
+      : solver_(solver),
+        w_(w),
+        margins_(margins),
+        g_(g),
+        first_gradient_norm_(first_gradient_norm),
+        width_(w.size()),
+        trial_(width_),
+        trial_margins_(margins.size()) {}
+
+  void update_preconditioner() { solver_.update_preconditioner(); }
+  double initial_radius() const {
+    double delta = 0.0;
+    for (std::size_t j = 0; j < width_; ++j) delta += g_[j] * g_[j] / solver_.preconditioner_[j];
+    return std::sqrt(delta);
+  }
+  double gradient_norm() const { return norm(g_); }
+
+  detail::trust_region::CgStart cg_start() {
+    const std::vector<double>& m = solver_.preconditioner_;
+    s_.assign(width_, 0.0);
+    r_.resize(width_);
+    d_.resize(width_);
+    // The M-norm products of s and d that the boundary test reads, kept up to date
+    // in the sweeps that change s and d (three sweeps over the weights an iteration
+    // besides H d, where recomputing them took seven): <a, b>_M = sum_j a_j M_j b_j.
+    const auto start = detail::interleaved_sums<2>(0, entries(), [&](std::int64_t j, double* sum) {
+      r_[j] = -g_[j];
+      d_[j] = r_[j] / m[j];
+      sum[0] += d_[j] * r_[j];
+      sum[1] += d_[j] * m[j] * d_[j];
+    });
+    return {start[0], start[1]};
+  }
+  double cg_curvature() {
+    solver_.hessian_product(d_, hd_);
+    return dot(d_, hd_);
+  }
+  detail::trust_region::CgAdvance cg_advance(double step, double zr) {
+    const std::vector<double>& m = solver_.preconditioner_;
+    detail::trust_region::CgAdvance next;
+    next.zr = detail::interleaved_sums<1>(0, entries(), [&](std::int64_t j, double* sum) {
+      s_[j] += step * d_[j];
+      r_[j] -= step * hd_[j];
+      sum[0] += r_[j] * r_[j] / m[j];
+    })[0];
+    const double beta = next.zr / zr;
+    const auto products = detail::interleaved_sums<2>(0, entries(), [&](std::int64_t j, double* sum) {
+      d_[j] = r_[j] / m[j] + beta * d_[j];
+      sum[0] += s_[j] * m[j] * d_[j];
+      sum[1] += d_[j] * m[j] * d_[j];
+    });
+    next.sd = products[0];
+    next.dd = products[1];
+    return next;
+  }
+  void cg_to_boundary(double tau) {
+    axpy(tau, d_, s_);
+    axpy(-tau, hd_, r_);
+  }
+
+  detail::trust_region::TrialStep try_step() {
+    detail::trust_region::TrialStep trial;
+    for (std::size_t j = 0; j < width_; ++j) trial_[j] = w_[j] + s_[j];
+    trial.gs = dot(g_, s_);
+    trial.sr = dot(s_, r_);
+    trial.f_trial = solver_.value(trial_, trial_margins_);
+    double s_norm = 0.0;  // ||s||_M
+    for (std::size_t j = 0; j < width_; ++j) s_norm += s_[j] * solver_.preconditioner_[j] * s_[j];
+    trial.s_norm = std::sqrt(s_norm);
+    return trial;
+  }
+  void accept_step() {
+    w_.swap(trial_);
+    margins_.swap(trial_margins_);
+    dual_sum_ = solver_.gradient(w_, margins_, g_);
+  }
+  bool record(FitResult& result, double f) { return solver_.record(result, w_, f, g_, dual_sum_, first_gradient_norm_); }
+  void progress(const FitResult& result) { solver_.progress(result, w_); }
+
+ private:
+  std::int64_t entries() const { return static_cast<std::int64_t>(width_); }
+
+  TronCpuSolver& solver_;
+  std::vector<double>& w_;
+  std::vector<double>& margins_;
+  std::vector<double>& g_;
+  double first_gradient_norm_;
+  std::size_t width_;
+  double dual_sum_ = 0.0;
+  std::vector<double> s_, r_, d_, hd_, trial_, trial_margins_;
+};
+
 void TronCpuSolver::trust_region(FitResult& result, std::vector<double>& w, std::vector<double>& margins,
                                  std::vector<double>& g, double f, double first_gradient_norm) {
-  const std::size_t width = w.size();
-  double dual_sum = 0.0;
-  update_preconditioner();
-  // Delta_0 = ||g||_{M^-1}: the trust region's norm is M's.
-  double delta = 0.0;
-  for (std::size_t j = 0; j < width; ++j) delta += g[j] * g[j] / preconditioner_[j];
-  delta = std::sqrt(delta);
-  const double start_gradient_norm = norm(g);
-  std::vector<double> s, r, trial(width), trial_margins(margins.size());
-  // Rejected steps shrink delta at least by sigma2; this bounds their number.
-  int steps_left = 10 * parameters_.max_epochs + 100;
-  bool first_step = true;
-  while (result.epochs < parameters_.max_epochs && steps_left-- > 0) {
-    const double forcing = std::min(kCgTolerance, std::sqrt(norm(g) / start_gradient_norm));
-    conjugate_gradients(delta, forcing, g, s, r);
-    for (std::size_t j = 0; j < width; ++j) trial[j] = w[j] + s[j];
-    const double gs = dot(g, s);
-    const double predicted = -0.5 * (gs - dot(s, r));  // -(g.s + 0.5 s.H s)
-    const double f_trial = value(trial, trial_margins);
-    const double actual = f - f_trial;
-    double s_norm = 0.0;  // ||s||_M
-    for (std::size_t j = 0; j < width; ++j) s_norm += s[j] * preconditioner_[j] * s[j];
-    s_norm = std::sqrt(s_norm);
-    if (first_step) delta = std::min(delta, s_norm);  // Algorithm 1: Delta_0 no larger than the first step
-    first_step = false;
-    // The step length that minimises the quadratic through f, g.s and f_trial.
-    const double curvature_gap = f_trial - f - gs;
-    const double alpha = curvature_gap <= 0.0 ? kSigma3 : std::max(kSigma1, -0.5 * (gs / curvature_gap));
-    if (actual < kEta0 * predicted)
-      delta = std::min(std::max(alpha, kSigma1) * s_norm, kSigma2 * delta);
-    else if (actual < kEta1 * predicted)
-      delta = std::max(kSigma1 * delta, std::min(alpha * s_norm, kSigma2 * delta));
-    else if (actual < kEta2 * predicted)
-      delta = std::max(kSigma1 * delta, std::min(alpha * s_norm, kSigma3 * delta));
-    else
-      delta = std::max(delta, std::min(alpha * s_norm, kSigma3 * delta));
-
-    if (actual > kEta0 * predicted) {
-      w.swap(trial);
-      margins.swap(trial_margins);
-      f = f_trial;
-      dual_sum = gradient(w, margins, g);
-      ++result.epochs;
-      if (record(result, w, f, g, dual_sum, first_gradient_norm)) break;
-      progress(result, w);
-      update_preconditioner();
-    }
-    // No further progress is representable: the trust region has shrunk to
-    // nothing. (LIBLINEAR also stops when both reductions fall below 1e-12 |f|;
-    // that would end a fit whose tolerance asks for more before the gradient
-    // rule or the gap could meet it.)
-    if (!(std::fabs(actual) > 0.0) && !(predicted > 0.0)) break;
-  }
+  TrustRegionSteps steps(*this, w, margins, g, first_gradient_norm);
+  detail::trust_region::trust_region_iterations(steps, result, parameters_.max_epochs, f, w.size());
 }
 
 void TronCpuSolver::lbfgs(FitResult& result, std::vector<double>& w, std::vector<double>& margins,
