@@ -476,9 +476,9 @@ FitResult SdcaGpuSolver::fit(ChunkSource& source, Communicator& communicator, So
 namespace {
 
 // The GPU's SolverSession (solver_factory.h): every problem's solver shares the
-// session's devices and the rows uploaded to them; solver primal gets the Newton
-// solver over GPU matrix operations (tron_gpu.h), whose rows the session keeps
-// apart (double values and a transposed copy: not the SDCA solver's float rows).
+// session's devices and the rows uploaded to them; solver primal gets the GPU
+// Newton solver (primal/tron_gpu.h), whose rows the session keeps apart (tiles
+// with a transposed copy: not the SDCA solver's chunks).
 class GpuSolverSession final : public SolverSession {
  public:
   explicit GpuSolverSession(std::shared_ptr<GpuDevices> devices) : devices_(std::move(devices)) {}

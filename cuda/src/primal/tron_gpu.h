@@ -1,6 +1,7 @@
 // The GPU session's share of the primal solver: the rows the last primal problem
-// uploaded, which the next one over the same source reuses (one-vs-rest classes,
-// a regularisation path), as GpuDevices keeps the SDCA solver's (gpu_session.h).
+// uploaded (primal/primal_rows.h), which the next one over the same source reuses
+// (one-vs-rest classes, a regularisation path), as GpuDevices keeps the SDCA
+// solver's (gpu_session.h).
 #pragma once
 
 #include <memory>
@@ -8,16 +9,23 @@
 
 #include "snapml/solver.h"
 
-namespace snapml::cuda::detail {
+namespace snapml::cuda {
+namespace primal {
+class PrimalRows;
+}
 
-struct PrimalRows;  // matrix_operations_gpu.cu
+namespace detail {
 
 struct PrimalRowsCache {
-  std::shared_ptr<PrimalRows> rows;  // null until a fit uploads
+  std::shared_ptr<primal::PrimalRows> rows;  // null until a fit uploads
 };
 
-// make_tron_gpu_solver whose fits look in `cache` first and leave their rows there.
+// The primal solver on `device_ids` whose fits look in `cache` first and leave
+// their rows there: the device-resident Newton solver (primal/newton_gpu.h) for a
+// scalar loss stepping by the trust region, the CPU solver's L-BFGS or Cholesky
+// steps (and the multinomial loss) over the GPU matrix operations otherwise.
 std::unique_ptr<Solver> make_tron_gpu_solver(const SolverParameters& parameters, std::vector<int> device_ids,
                                              std::shared_ptr<PrimalRowsCache> cache);
 
-}  // namespace snapml::cuda::detail
+}  // namespace detail
+}  // namespace snapml::cuda

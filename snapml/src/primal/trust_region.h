@@ -1,5 +1,5 @@
 // The trust-region Newton method's rules, written once for every place it runs:
-// the CPU solver (snapml/src/tron.cpp, its vectors in host memory) and the GPU
+// the CPU solver (snapml/src/primal/tron.cpp, its vectors in host memory) and the GPU
 // solver (cuda/src/primal/newton_gpu_solver.cpp, its vectors in device memory).
 // Lin, Weng & Keerthi, "Trust region Newton method for large-scale logistic
 // regression", JMLR 9 (2008), Algorithms 1 and 2 (LIBLINEAR's TRON), with CG

@@ -1,0 +1,352 @@
+// The trust-region Newton solver with everything on the devices (newton_gpu.h).
+//
+// The rows (primal_rows.h) and every vector stay on the devices: per row the
+// targets, costs and the loss's derivative and curvature, per weight w, g, M, the
+// CG vectors s, r, d, Hd and the trial point, on the first device id. The rules
+// are trust_region.h's, the CPU solver's: this file is their GPU backend. Each of
+// its steps queues kernels and copies back the few sums the rules read next:
+//   the start / an accepted step   a margin pass at w (loss, derivative, curvature
+//                                  and dual value per row, fused with their sums),
+//                                  then one transposed pass for the gradient and
+//                                  the Hessian's diagonal together, and a sweep
+//                                  for g, M, ||g||, ||w - g|| and g.M^-1.g
+//   a CG iteration                 u = c .* X d, X^T u, a sweep for Hd and d.Hd;
+//                                  then s, r and d in two sweeps with their sums
+//                                  (beta computed on the device from the sum the
+//                                  first left: one copy to the host, not two)
+//   a trial step                   a sweep for w + s with g.s, s.r, ||s||_M and
+//                                  its penalty, a margin pass at it
+// Only scalars cross to the host in an iteration (and, under MPI, the weight-
+// sized sums of each product, through the communicator). The certificate of the
+// last iterate comes with its gradient (tron.cpp explains the paired dual point),
+// and the final state (weights, one alpha a row) is downloaded once.
+#include <chrono>
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include "newton_gpu.h"
+#include "primal/trust_region.h"
+#include "primal_rows.h"
+#include "snapml/cuda/check.h"
+#include "snapml/error.h"
+#include "snapml/impl/objectives.h"
+
+namespace snapml::cuda::primal {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+namespace tr = snapml::detail::trust_region;
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+class NewtonGpuSolver final : public Solver {
+ public:
+  NewtonGpuSolver(const SolverParameters& parameters, std::vector<int> device_ids,
+                  std::shared_ptr<detail::PrimalRowsCache> cache, NewtonGpuOptions options)
+      : parameters_(parameters),
+        device_ids_(device_ids.empty() ? std::vector<int>{0} : std::move(device_ids)),
+        cache_(std::move(cache)),
+        options_(std::move(options)) {
+    validate(parameters_);
+    require(newton_gpu_takes(parameters_),
+            std::string("the GPU Newton solver takes the logistic, squared hinge and squared losses under penalty "
+                        "l2 or none, stepping by the trust region; got the ") +
+                loss_name(parameters_.loss) + " loss");
+    for (const int device : device_ids_) require_gpu(device);
+  }
+
+  FitResult fit(ChunkSource& source, Communicator& communicator, SolverState& state) override;
+
+ private:
+  class Steps;
+
+  SolverParameters parameters_;
+  std::vector<int> device_ids_;
+  std::shared_ptr<detail::PrimalRowsCache> cache_;
+  NewtonGpuOptions options_;
+};
+
+// trust_region.h's backend over the rows and the master's vectors.
+class NewtonGpuSolver::Steps {
+ public:
+  Steps(const SolverParameters& parameters, PrimalRows& rows, Communicator& communicator, FitTimings& timings,
+        Clock::time_point started)
+      : parameters_(parameters),
+        rows_(rows),
+        communicator_(communicator),
+        timings_(timings),
+        started_(started),
+        stream_(rows.master_stream()),
+        sums_(rows.master_sums()),
+        loss_{parameters.loss, parameters.epsilon},
+        intercept_(parameters.intercept_scaling) {
+    setup_.n = static_cast<std::int64_t>(rows.n_weights());
+    setup_.intercept = {rows.intercept_index(), intercept_};
+    setup_.penalty = parameters.penalty == Penalty::None ? 0.0 : 1.0;
+    setup_.penalise_intercept = parameters.penalise_intercept;
+    DeviceGuard guard(rows.master().device_id());
+    for (DeviceBuffer<double>* vector : {&w_, &trial_, &g_, &m_, &r_, &s_, &d_, &hd_})
+      *vector = DeviceBuffer<double>(rows.n_weights());
+  }
+
+  bool certified() const { return parameters_.penalty == Penalty::L2 && parameters_.penalise_intercept; }
+  std::size_t width() const { return rows_.n_weights(); }
+
+  // The starting weights from `state` (SolverState's warm-start rule).
+  void start_from(SolverState& state) {
+    DeviceGuard guard(rows_.master().device_id());
+    const auto n_features = static_cast<std::int32_t>(width() - 1);
+    const StartFrom start = warm_start_from(state, rows_.n_rows(), n_features);
+    if (start == StartFrom::Alpha) {  // w(alpha) = X^T (alpha c(y)), summed over the parts and ranks
+      rows_.upload_rows(state.alpha.data(), &Part::u);
+      for (auto& part : rows_.parts()) {
+        DeviceGuard on(part->device_id);
+        launch_alpha_derivatives(loss_, part->n_rows, part->targets.data(), part->costs.data(), part->u.data(),
+                                 part->stream());
+      }
+      rows_.fork(nullptr);
+      rows_.column_sums(ColumnSum::Plain, true);
+      rows_.join(true, false);
+      ++timings_.column_passes;
+      launch_assign_sum(setup_, rows_.over_ranks(communicator_, rows_.raw_a(), false), 1, w_.data(), stream_);
+    } else if (start == StartFrom::Weights) {
+      w_.copy_from_host(state.weights.data(), width(), stream_);
+      SNAPML_CUDA_CHECK(cudaStreamSynchronize(stream_));  // state.weights may change after this call
+    } else {
+      w_.fill_bytes(0, stream_);
+    }
+  }
+
+  // ||g(0)||, the gradient rule's reference (LIBLINEAR's, whatever the start).
+  double zero_gradient_norm() {
+    DeviceGuard guard(rows_.master().device_id());
+    rows_.fork(nullptr);
+    rows_.margin_terms(loss_, nullptr, intercept_);
+    rows_.join(false, false);
+    ++timings_.row_passes;
+    rows_.accept_trial();
+    trial_.fill_bytes(0, stream_);
+    gradient_at(trial_);
+    return std::sqrt(gradient_squared_);
+  }
+
+  // f(w) and its gradient: the first iterate.
+  double evaluate_start() {
+    DeviceGuard guard(rows_.master().device_id());
+    launch_penalty(setup_, w_.data(), sums_.at(kPenalty), stream_);
+    ++timings_.weight_sweeps;
+    const double penalty = sums_.fetch(stream_, kPenalty, 1)[0];
+    const double f = value_at(w_, penalty);
+    rows_.accept_trial();
+    dual_sum_ = trial_dual_;
+    gradient_at(w_);
+    return f;
+  }
+
+  // ---- trust_region.h's backend ----
+  void update_preconditioner() {}  // M comes with every gradient (gradient_at)
+  double initial_radius() const { return std::sqrt(gradient_by_m_); }
+  double gradient_norm() const { return std::sqrt(gradient_squared_); }
+
+  tr::CgStart cg_start() {
+    s_.fill_bytes(0, stream_);
+    launch_cg_start(setup_.n, g_.data(), m_.data(), r_.data(), d_.data(), sums_.at(kCgZr), stream_);
+    ++timings_.weight_sweeps;
+    const double* sums = sums_.fetch(stream_, kCgZr, 2);
+    return {sums[0], sums[1]};
+  }
+
+  double cg_curvature() {
+    ++timings_.cg_iterations;
+    rows_.fork(d_.data());
+    rows_.curvature_rows(d_.data(), intercept_);
+    rows_.column_sums(ColumnSum::Plain, true);
+    rows_.join(true, false);
+    ++timings_.row_passes;
+    ++timings_.column_passes;
+    launch_hessian_epilogue(setup_, rows_.over_ranks(communicator_, rows_.raw_a(), false), d_.data(), hd_.data(),
+                            sums_.at(kCurvature), stream_);
+    ++timings_.weight_sweeps;
+    return sums_.fetch(stream_, kCurvature, 1)[0];
+  }
+
+  tr::CgAdvance cg_advance(double step, double zr) {
+    launch_cg_advance(setup_.n, step, zr, s_.data(), r_.data(), d_.data(), hd_.data(), m_.data(),
+                      sums_.at(kCgZrNext), sums_.at(kCgSd), stream_);
+    timings_.weight_sweeps += 2;
+    const double* sums = sums_.fetch(stream_, kCgZrNext, 3);
+    return {sums[0], sums[1], sums[2]};
+  }
+
+  void cg_to_boundary(double tau) {
+    launch_cg_boundary(setup_.n, tau, s_.data(), r_.data(), d_.data(), hd_.data(), stream_);
+    ++timings_.weight_sweeps;
+  }
+
+  tr::TrialStep try_step() {
+    ++timings_.trial_steps;
+    launch_trial_point(setup_, w_.data(), s_.data(), g_.data(), r_.data(), m_.data(), trial_.data(),
+                       sums_.at(kTrialGs), stream_);
+    ++timings_.weight_sweeps;
+    const double* sums = sums_.fetch(stream_, kTrialGs, 4);
+    tr::TrialStep trial;
+    trial.gs = sums[0];
+    trial.sr = sums[1];
+    trial.s_norm = std::sqrt(sums[2]);
+    trial.f_trial = value_at(trial_, sums[3]);
+    return trial;
+  }
+
+  void accept_step() {
+    std::swap(w_, trial_);
+    rows_.accept_trial();
+    dual_sum_ = trial_dual_;
+    gradient_at(w_);
+  }
+
+  bool record(FitResult& result, double f) {
+    tr::IterateSums sums;
+    sums.primal = f;
+    sums.gradient_norm = std::sqrt(gradient_squared_);
+    sums.dual_sum = dual_sum_;
+    sums.dual_weights_squared = dual_weights_squared_;
+    return tr::record_iterate(result, parameters_, certified(), seconds_since(started_), first_gradient_norm_, sums);
+  }
+
+  void progress(const FitResult& result) {
+    if (!parameters_.on_progress) return;
+    parameters_.on_progress(result.epochs, [this] {  // w downloaded only when a snapshot is asked for
+      SolverState state;
+      state.weights = download_weights();
+      return state;
+    });
+  }
+
+  void set_first_gradient_norm(double norm) { first_gradient_norm_ = norm; }
+
+  std::vector<double> download_weights() {
+    DeviceGuard guard(rows_.master().device_id());
+    return w_.to_host(stream_);
+  }
+
+  // The weights and the dual point paired with the last gradient's margins.
+  void finish(SolverState& state) {
+    state.weights = download_weights();
+    state.alpha.assign(static_cast<std::size_t>(rows_.n_rows()), 0.0);
+    for (auto& part : rows_.parts()) {
+      DeviceGuard on(part->device_id);
+      launch_paired_alpha(loss_, part->n_rows, part->targets.data(), part->d.data(), part->u.data(), part->stream());
+    }
+    rows_.download_rows(&Part::u, state.alpha.data());
+  }
+
+ private:
+  // f at `point` (a master vector) from its penalty sum_j r_j point_j^2: a margin
+  // pass into the trial rows; keeps the paired dual sum for the record.
+  double value_at(DeviceBuffer<double>& point, double penalty) {
+    rows_.fork(point.data());
+    rows_.margin_terms(loss_, point.data(), intercept_);
+    rows_.join(false, false);
+    ++timings_.row_passes;
+    double sums[2] = {0.0, 0.0};
+    rows_.margin_sums(sums[0], sums[1]);
+    communicator_.allreduce_sum(sums, 2);
+    trial_dual_ = sums[1];
+    return sums[0] + 0.5 * penalty;
+  }
+
+  // g, M and the record's sums at `point` from the current rows' d and c.
+  void gradient_at(DeviceBuffer<double>& point) {
+    rows_.fork(nullptr);
+    rows_.column_gradient();
+    rows_.join(true, true);
+    ++timings_.column_passes;
+    const PartSums raw_g = rows_.over_ranks(communicator_, rows_.raw_a(), false);
+    const PartSums raw_h = rows_.over_ranks(communicator_, rows_.raw_b(), true);
+    launch_gradient_epilogue(setup_, raw_g, raw_h, point.data(), g_.data(), m_.data(), sums_.at(kGradientSquared),
+                             stream_);
+    ++timings_.weight_sweeps;
+    const double* sums = sums_.fetch(stream_, kGradientSquared, 3);
+    gradient_squared_ = sums[0];
+    dual_weights_squared_ = sums[1];
+    gradient_by_m_ = sums[2];
+  }
+
+  const SolverParameters& parameters_;
+  PrimalRows& rows_;
+  Communicator& communicator_;
+  FitTimings& timings_;
+  Clock::time_point started_;
+  cudaStream_t stream_;
+  StreamSums& sums_;
+  PrimalLoss loss_;
+  double intercept_;
+  WeightSetup setup_;
+  DeviceBuffer<double> w_, trial_, g_, m_, r_, s_, d_, hd_;
+  double gradient_squared_ = 0.0, dual_weights_squared_ = 0.0, gradient_by_m_ = 0.0;
+  double dual_sum_ = 0.0, trial_dual_ = 0.0;
+  double first_gradient_norm_ = 0.0;
+};
+
+FitResult NewtonGpuSolver::fit(ChunkSource& source, Communicator& communicator, SolverState& state) {
+  const Clock::time_point started = Clock::now();
+  FitTimings timings;
+  std::int64_t features = source.n_features();
+  communicator.allreduce_max(&features, 1);
+  RowsKey key;
+  key.rows = {&source, source.n_rows(), source.nnz(), source.n_chunks(), static_cast<std::int32_t>(features),
+              static_cast<std::int64_t>(device_ids_.size()), parameters_.max_gpu_memory};
+  key.intercept = parameters_.intercept_scaling != 0.0;
+  key.device_ids = device_ids_;
+  key.tiles = options_.tiles;
+  if (!cache_->rows || !(cache_->rows->key() == key)) {
+    cache_->rows.reset();  // the device holds one set
+    cache_->rows = PrimalRows::upload(source, key, parameters_.threads);
+    timings.upload = seconds_since(started);
+  }
+  PrimalRows& rows = *cache_->rows;
+  Clock::time_point phase = Clock::now();
+  rows.set_targets(source, RowTargets::from(parameters_));
+  timings.targets = seconds_since(phase);
+
+  phase = Clock::now();
+  Steps steps(parameters_, rows, communicator, timings, started);
+  steps.start_from(state);
+  if (!steps.certified()) steps.set_first_gradient_norm(steps.zero_gradient_norm());
+  const double f = steps.evaluate_start();
+  FitResult result;
+  result.epochs = parameters_.first_epoch;  // a resumed fit goes on counting
+  const bool done = steps.record(result, f);
+  timings.start = seconds_since(phase);
+  phase = Clock::now();
+  if (!done) tr::trust_region_iterations(steps, result, parameters_.max_epochs, f, steps.width());
+  timings.iterations = seconds_since(phase);
+  phase = Clock::now();
+  steps.finish(state);
+  timings.finish = seconds_since(phase);
+  result.data_passes = timings.row_passes + timings.column_passes;
+  timings.n_rows = rows.n_rows();
+  timings.stored_entries = rows.stored_entries();
+  timings.transposed_entries = rows.transposed_entries();
+  timings.tiles = rows.tiles();
+  timings.n_weights = static_cast<std::int64_t>(rows.n_weights());
+  if (options_.timings) *options_.timings = timings;
+  return result;
+}
+
+}  // namespace
+
+bool newton_gpu_takes(const SolverParameters& parameters) {
+  return primal_solver_supports(parameters.loss) && !loss_is_per_class(parameters.loss) &&
+         parameters.penalty != Penalty::L1 &&
+         (parameters.primal_method == PrimalMethod::Auto || parameters.primal_method == PrimalMethod::TrustRegion);
+}
+
+std::unique_ptr<Solver> make_newton_gpu_solver(const SolverParameters& parameters, std::vector<int> device_ids,
+                                               std::shared_ptr<detail::PrimalRowsCache> cache,
+                                               NewtonGpuOptions options) {
+  return std::make_unique<NewtonGpuSolver>(parameters, std::move(device_ids), std::move(cache), std::move(options));
+}
+
+}  // namespace snapml::cuda::primal
