@@ -288,6 +288,18 @@ TEST(TronGpu, EveryPrimalLossOnGeneratedRowsEqualsTheCpuFit) {
   }
 }
 
+// The first device id is the master (the weight vectors, the sweeps) whatever
+// device is current: {1, 0} where two devices are visible.
+TEST(TronGpu, TheFirstDeviceIdNeedNotBeZero) {
+  SNAPML_REQUIRE_GPU();
+  if (visible_gpu_count() < 2) GTEST_SKIP() << "one device visible";
+  const Dataset data = generated(14);
+  expect_same_products(data, 1.0, {1, 0}, kSmallTiles);
+  const SolverParameters p = compared(LossKind::SquaredHinge, true);
+  expect_same_fit(fit(*gpu_solver(p, {1, 0}, kSmallTiles), data), fit(*make_tron_cpu_solver(p), data));
+  expect_same_fit(fit(*gpu_solver(p, {1}), data), fit(*make_tron_cpu_solver(p), data));
+}
+
 TEST(TronGpu, TwoRanksReachTheSingleProcessObjective) {
   SNAPML_REQUIRE_GPU();
   const Dataset data = generated(9);

@@ -74,6 +74,7 @@ class NewtonGpuSolver::Steps {
         Clock::time_point started)
       : parameters_(parameters),
         rows_(rows),
+        master_device_(rows.master().device_id()),
         communicator_(communicator),
         timings_(timings),
         started_(started),
@@ -95,7 +96,7 @@ class NewtonGpuSolver::Steps {
 
   // The starting weights from `state` (SolverState's warm-start rule).
   void start_from(SolverState& state) {
-    DeviceGuard guard(rows_.master().device_id());
+    const DeviceGuard guard(master_device_);
     const auto n_features = static_cast<std::int32_t>(width() - 1);
     const StartFrom start = warm_start_from(state, rows_.n_rows(), n_features);
     if (start == StartFrom::Alpha) {  // w(alpha) = X^T (alpha c(y)), summed over the parts and ranks
@@ -120,7 +121,7 @@ class NewtonGpuSolver::Steps {
 
   // ||g(0)||, the gradient rule's reference (LIBLINEAR's, whatever the start).
   double zero_gradient_norm() {
-    DeviceGuard guard(rows_.master().device_id());
+    const DeviceGuard guard(master_device_);
     rows_.fork(nullptr);
     rows_.margin_terms(loss_, nullptr, intercept_);
     rows_.join(false, false);
@@ -133,11 +134,11 @@ class NewtonGpuSolver::Steps {
 
   // f(w) and its gradient: the first iterate.
   double evaluate_start() {
-    DeviceGuard guard(rows_.master().device_id());
+    const DeviceGuard guard(master_device_);
     launch_penalty(setup_, w_.data(), sums_.at(kPenalty), stream_);
     ++timings_.weight_sweeps;
-    const double penalty = sums_.fetch(stream_, kPenalty, 1)[0];
-    const double f = value_at(w_, penalty);
+    const double loss = loss_at(w_);
+    const double f = loss + 0.5 * sums_.fetch(stream_, kPenalty, 1)[0];
     rows_.accept_trial();
     dual_sum_ = trial_dual_;
     gradient_at(w_);
@@ -150,6 +151,7 @@ class NewtonGpuSolver::Steps {
   double gradient_norm() const { return std::sqrt(gradient_squared_); }
 
   tr::CgStart cg_start() {
+    const DeviceGuard guard(master_device_);
     s_.fill_bytes(0, stream_);
     launch_cg_start(setup_.n, g_.data(), m_.data(), r_.data(), d_.data(), sums_.at(kCgZr), stream_);
     ++timings_.weight_sweeps;
@@ -158,6 +160,7 @@ class NewtonGpuSolver::Steps {
   }
 
   double cg_curvature() {
+    const DeviceGuard guard(master_device_);
     ++timings_.cg_iterations;
     rows_.fork(d_.data());
     rows_.curvature_rows(d_.data(), intercept_);
@@ -172,6 +175,7 @@ class NewtonGpuSolver::Steps {
   }
 
   tr::CgAdvance cg_advance(double step, double zr) {
+    const DeviceGuard guard(master_device_);
     launch_cg_advance(setup_.n, step, zr, s_.data(), r_.data(), d_.data(), hd_.data(), m_.data(),
                       sums_.at(kCgZrNext), sums_.at(kCgSd), stream_);
     timings_.weight_sweeps += 2;
@@ -180,25 +184,29 @@ class NewtonGpuSolver::Steps {
   }
 
   void cg_to_boundary(double tau) {
+    const DeviceGuard guard(master_device_);
     launch_cg_boundary(setup_.n, tau, s_.data(), r_.data(), d_.data(), hd_.data(), stream_);
     ++timings_.weight_sweeps;
   }
 
   tr::TrialStep try_step() {
+    const DeviceGuard guard(master_device_);
     ++timings_.trial_steps;
     launch_trial_point(setup_, w_.data(), s_.data(), g_.data(), r_.data(), m_.data(), trial_.data(),
                        sums_.at(kTrialGs), stream_);
     ++timings_.weight_sweeps;
+    const double loss = loss_at(trial_);  // its copies wait for the sweep's sums on the master stream
     const double* sums = sums_.fetch(stream_, kTrialGs, 4);
     tr::TrialStep trial;
     trial.gs = sums[0];
     trial.sr = sums[1];
     trial.s_norm = std::sqrt(sums[2]);
-    trial.f_trial = value_at(trial_, sums[3]);
+    trial.f_trial = loss + 0.5 * sums[3];
     return trial;
   }
 
   void accept_step() {
+    const DeviceGuard guard(master_device_);
     std::swap(w_, trial_);
     rows_.accept_trial();
     dual_sum_ = trial_dual_;
@@ -226,12 +234,13 @@ class NewtonGpuSolver::Steps {
   void set_first_gradient_norm(double norm) { first_gradient_norm_ = norm; }
 
   std::vector<double> download_weights() {
-    DeviceGuard guard(rows_.master().device_id());
+    const DeviceGuard guard(master_device_);
     return w_.to_host(stream_);
   }
 
   // The weights and the dual point paired with the last gradient's margins.
   void finish(SolverState& state) {
+    const DeviceGuard guard(master_device_);
     state.weights = download_weights();
     state.alpha.assign(static_cast<std::size_t>(rows_.n_rows()), 0.0);
     for (auto& part : rows_.parts()) {
@@ -242,9 +251,10 @@ class NewtonGpuSolver::Steps {
   }
 
  private:
-  // f at `point` (a master vector) from its penalty sum_j r_j point_j^2: a margin
+  // sum_i C_i loss_i at `point` (a master vector) over every rank's rows: a margin
   // pass into the trial rows; keeps the paired dual sum for the record.
-  double value_at(DeviceBuffer<double>& point, double penalty) {
+  double loss_at(DeviceBuffer<double>& point) {
+    const DeviceGuard guard(master_device_);
     rows_.fork(point.data());
     rows_.margin_terms(loss_, point.data(), intercept_);
     rows_.join(false, false);
@@ -253,11 +263,12 @@ class NewtonGpuSolver::Steps {
     rows_.margin_sums(sums[0], sums[1]);
     communicator_.allreduce_sum(sums, 2);
     trial_dual_ = sums[1];
-    return sums[0] + 0.5 * penalty;
+    return sums[0];
   }
 
   // g, M and the record's sums at `point` from the current rows' d and c.
   void gradient_at(DeviceBuffer<double>& point) {
+    const DeviceGuard guard(master_device_);
     rows_.fork(nullptr);
     rows_.column_gradient();
     rows_.join(true, true);
@@ -275,6 +286,7 @@ class NewtonGpuSolver::Steps {
 
   const SolverParameters& parameters_;
   PrimalRows& rows_;
+  int master_device_;  // current in every step: the master stream's work is queued there
   Communicator& communicator_;
   FitTimings& timings_;
   Clock::time_point started_;

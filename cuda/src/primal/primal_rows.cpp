@@ -113,6 +113,7 @@ void PrimalRows::set_targets(ChunkSource& source, const RowTargets& targets) {
 }
 
 void PrimalRows::fork(const double* v) {
+  DeviceGuard guard(master_->device_id());  // the copies and the event are the master stream's
   bool others = false;
   for (auto& part : parts_) {
     if (part->shares_master) continue;
@@ -120,10 +121,12 @@ void PrimalRows::fork(const double* v) {
     if (v) copy_between(part->input.data(), part->device_id, v, master_->device_id(), n_weights_, master_stream());
   }
   if (!others) return;
-  DeviceGuard guard(master_->device_id());
   SNAPML_CUDA_CHECK(cudaEventRecord(fork_, master_stream()));
   for (auto& part : parts_)
-    if (!part->shares_master) SNAPML_CUDA_CHECK(cudaStreamWaitEvent(part->stream(), fork_, 0));
+    if (!part->shares_master) {
+      DeviceGuard on_part(part->device_id);
+      SNAPML_CUDA_CHECK(cudaStreamWaitEvent(part->stream(), fork_, 0));
+    }
 }
 
 void PrimalRows::join(bool raw_a, bool raw_b) {
@@ -138,6 +141,7 @@ void PrimalRows::join(bool raw_a, bool raw_b) {
       copy_between(incoming_b_[k].data(), master_->device_id(), part.raw_b.data(), part.device_id, n_weights_,
                    part.stream());
     SNAPML_CUDA_CHECK(cudaEventRecord(part.done, part.stream()));
+    DeviceGuard on_master(master_->device_id());
     SNAPML_CUDA_CHECK(cudaStreamWaitEvent(master_stream(), part.done, 0));
   }
 }

@@ -12,15 +12,39 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <stdexcept>
+
+#include "fake_cuda_runtime.h"
 
 namespace {
 
 thread_local int current_device = 0;
 constexpr int kDevices = 2;
 
-int token_storage;  // streams, events and handles point here
+int token_storage;  // handles point here
+
+// A stream or an event: the device current when it was created.
+struct Token {
+  int device;
+};
+
+// CUDA's rule for work queued on a stream (a kernel, an asynchronous copy or
+// memset, an event record): the stream belongs to the current device. A
+// violation fails the call, as it does on a device with several GPUs.
+cudaError_t on_current_device(cudaStream_t stream) {
+  if (stream == nullptr) return cudaSuccess;
+  return reinterpret_cast<Token*>(stream)->device == current_device ? cudaSuccess : cudaErrorInvalidResourceHandle;
+}
 
 }  // namespace
+
+namespace snapml::cuda::emulation {
+
+void require_current_device(cudaStream_t stream) {
+  if (on_current_device(stream) != cudaSuccess) throw std::logic_error("emulated launch on a stream of another device");
+}
+
+}  // namespace snapml::cuda::emulation
 
 extern "C" {
 
@@ -63,32 +87,48 @@ cudaError_t cudaFree(void* pointer) {
 }
 cudaError_t cudaHostAlloc(void** pointer, std::size_t bytes, unsigned int) { return cudaMalloc(pointer, bytes); }
 cudaError_t cudaFreeHost(void* pointer) { return cudaFree(pointer); }
-cudaError_t cudaMemcpyAsync(void* to, const void* from, std::size_t bytes, cudaMemcpyKind, cudaStream_t) {
+cudaError_t cudaMemcpyAsync(void* to, const void* from, std::size_t bytes, cudaMemcpyKind, cudaStream_t stream) {
+  if (on_current_device(stream) != cudaSuccess) return cudaErrorInvalidResourceHandle;
   std::memmove(to, from, bytes);
   return cudaSuccess;
 }
-cudaError_t cudaMemcpyPeerAsync(void* to, int, const void* from, int, std::size_t bytes, cudaStream_t) {
+cudaError_t cudaMemcpyPeerAsync(void* to, int to_device, const void* from, int from_device, std::size_t bytes,
+                                cudaStream_t stream) {
+  if (on_current_device(stream) != cudaSuccess) return cudaErrorInvalidResourceHandle;
+  if (to_device < 0 || to_device >= kDevices || from_device < 0 || from_device >= kDevices)
+    return cudaErrorInvalidDevice;
   std::memmove(to, from, bytes);
   return cudaSuccess;
 }
-cudaError_t cudaMemsetAsync(void* to, int value, std::size_t bytes, cudaStream_t) {
+cudaError_t cudaMemsetAsync(void* to, int value, std::size_t bytes, cudaStream_t stream) {
+  if (on_current_device(stream) != cudaSuccess) return cudaErrorInvalidResourceHandle;
   std::memset(to, value, bytes);
   return cudaSuccess;
 }
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int) {
-  *stream = reinterpret_cast<cudaStream_t>(&token_storage);
+  *stream = reinterpret_cast<cudaStream_t>(new Token{current_device});
   return cudaSuccess;
 }
-cudaError_t cudaStreamDestroy(cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  delete reinterpret_cast<Token*>(stream);
+  return cudaSuccess;
+}
 cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
 cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) { return cudaSuccess; }
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int) {
-  *event = reinterpret_cast<cudaEvent_t>(&token_storage);
+  *event = reinterpret_cast<cudaEvent_t>(new Token{current_device});
   return cudaSuccess;
 }
-cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  if (stream != nullptr && reinterpret_cast<Token*>(event)->device != reinterpret_cast<Token*>(stream)->device)
+    return cudaErrorInvalidResourceHandle;
+  return cudaSuccess;
+}
 cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
-cudaError_t cudaEventDestroy(cudaEvent_t) { return cudaSuccess; }
+cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  delete reinterpret_cast<Token*>(event);
+  return cudaSuccess;
+}
 cudaError_t cudaGetLastError() { return cudaSuccess; }
 const char* cudaGetErrorString(cudaError_t) { return "emulated error"; }
 const char* cudaGetErrorName(cudaError_t) { return "cudaErrorEmulated"; }

@@ -11,6 +11,7 @@
 #include <numeric>
 #include <type_traits>
 
+#include "fake_cuda_runtime.h"
 #include "primal/kernels.h"
 #include "primal/trust_region.h"
 #include "snapml/error.h"
@@ -62,7 +63,8 @@ void columns(const ColumnTile& tile, Gather gather, double* const* out, double* 
 
 void launch_margin_terms(const PrimalLoss& setup, const RowTile& tile, const double* v, Intercept intercept,
                          const double* targets, const double* costs, double* derivatives, double* curvatures,
-                         Reduction reduction, bool accumulate, cudaStream_t) {
+                         Reduction reduction, bool accumulate, cudaStream_t stream) {
+  emulation::require_current_device(stream);
   with_primal_loss(setup, [&](const auto& loss) {
     double sums[2] = {0.0, 0.0};
     for (std::int64_t i = 0; i < tile.n_rows; ++i) {
@@ -83,33 +85,38 @@ void launch_margin_terms(const PrimalLoss& setup, const RowTile& tile, const dou
 }
 
 void launch_curvature_rows(const RowTile& tile, const double* v, Intercept intercept, const double* curvatures,
-                           double* out, cudaStream_t) {
+                           double* out, cudaStream_t stream) {
+  emulation::require_current_device(stream);
   for (std::int64_t i = 0; i < tile.n_rows; ++i) {
     const double dot = row_dot(tile, i, v, intercept);
     out[i] = curvatures[i] == 0.0 ? 0.0 : curvatures[i] * dot;
   }
 }
 
-void launch_row_dots(const RowTile& tile, const double* v, Intercept intercept, double* out, cudaStream_t) {
+void launch_row_dots(const RowTile& tile, const double* v, Intercept intercept, double* out, cudaStream_t stream) {
+  emulation::require_current_device(stream);
   for (std::int64_t i = 0; i < tile.n_rows; ++i) out[i] = row_dot(tile, i, v, intercept);
 }
 
 void launch_alpha_derivatives(const PrimalLoss& setup, std::int64_t n, const double* targets, const double* costs,
-                              double* values, cudaStream_t) {
+                              double* values, cudaStream_t stream) {
+  emulation::require_current_device(stream);
   with_primal_loss(setup, [&](const auto& loss) {
     for (std::int64_t i = 0; i < n; ++i) values[i] = costs[i] > 0.0 ? values[i] * loss.coefficient(targets[i]) : 0.0;
   });
 }
 
 void launch_paired_alpha(const PrimalLoss& setup, std::int64_t n, const double* targets, const double* derivatives,
-                         double* alpha, cudaStream_t) {
+                         double* alpha, cudaStream_t stream) {
+  emulation::require_current_device(stream);
   with_primal_loss(setup, [&](const auto& loss) {
     for (std::int64_t i = 0; i < n; ++i) alpha[i] = -derivatives[i] * loss.coefficient(targets[i]);
   });
 }
 
 void launch_column_sums(const ColumnTile& tile, ColumnSum kind, const double* z, double* out, double* piece_partials,
-                        bool accumulate, cudaStream_t) {
+                        bool accumulate, cudaStream_t stream) {
+  emulation::require_current_device(stream);
   double* outs[1] = {out};
   columns<1>(
       tile,
@@ -121,7 +128,8 @@ void launch_column_sums(const ColumnTile& tile, ColumnSum kind, const double* z,
 }
 
 void launch_column_gradient(const ColumnTile& tile, const double* d, const double* c, double* out_g, double* out_h,
-                            double* piece_partials, bool accumulate, cudaStream_t) {
+                            double* piece_partials, bool accumulate, cudaStream_t stream) {
+  emulation::require_current_device(stream);
   double* outs[2] = {out_g, out_h};
   columns<2>(
       tile,
@@ -137,7 +145,8 @@ std::size_t transpose_temp_bytes(std::int64_t items, std::int32_t) { return stat
 
 void launch_transpose(const RowTile& tile, std::int64_t nnz, bool intercept, std::int32_t intercept_index,
                       std::int32_t n_columns, const TransposeScratch&, std::int32_t* t_offsets, Entry* t_entries,
-                      cudaStream_t) {
+                      cudaStream_t stream) {
+  emulation::require_current_device(stream);
   require(tile.n_rows == 0 || tile.offsets[tile.n_rows] == nnz, "emulated transpose: the tile's offsets end elsewhere");
   struct Item {
     std::int32_t column;
@@ -159,7 +168,8 @@ void launch_transpose(const RowTile& tile, std::int64_t nnz, bool intercept, std
 }
 
 void launch_gradient_epilogue(const WeightSetup& setup, const PartSums& raw_g, const PartSums& raw_h,
-                              const double* w, double* g, double* m, Reduction reduction, cudaStream_t) {
+                              const double* w, double* g, double* m, Reduction reduction, cudaStream_t stream) {
+  emulation::require_current_device(stream);
   double sums[3] = {0.0, 0.0, 0.0};
   for (std::int64_t j = 0; j < setup.n; ++j) {
     const double r = regulariser(setup, j);
@@ -173,7 +183,8 @@ void launch_gradient_epilogue(const WeightSetup& setup, const PartSums& raw_g, c
 }
 
 void launch_hessian_epilogue(const WeightSetup& setup, const PartSums& raw, const double* d, double* hd,
-                             Reduction reduction, cudaStream_t) {
+                             Reduction reduction, cudaStream_t stream) {
+  emulation::require_current_device(stream);
   double sum = 0.0;
   for (std::int64_t j = 0; j < setup.n; ++j) {
     hd[j] = raw_at(raw, setup, j, 1) + regulariser(setup, j) * d[j];
@@ -182,12 +193,14 @@ void launch_hessian_epilogue(const WeightSetup& setup, const PartSums& raw, cons
   put(reduction, &sum, 1, false);
 }
 
-void launch_assign_sum(const WeightSetup& setup, const PartSums& raw, int power, double* out, cudaStream_t) {
+void launch_assign_sum(const WeightSetup& setup, const PartSums& raw, int power, double* out, cudaStream_t stream) {
+  emulation::require_current_device(stream);
   for (std::int64_t j = 0; j < setup.n; ++j) out[j] = raw_at(raw, setup, j, power);
 }
 
 void launch_cg_start(std::int64_t n, const double* g, const double* m, double* r, double* d, Reduction reduction,
-                     cudaStream_t) {
+                     cudaStream_t stream) {
+  emulation::require_current_device(stream);
   double sums[2] = {0.0, 0.0};
   for (std::int64_t j = 0; j < n; ++j) {
     r[j] = -g[j];
@@ -199,7 +212,8 @@ void launch_cg_start(std::int64_t n, const double* g, const double* m, double* r
 }
 
 void launch_cg_advance(std::int64_t n, double step, double zr, double* s, double* r, double* d, const double* hd,
-                       const double* m, Reduction reduction_a, Reduction reduction_b, cudaStream_t) {
+                       const double* m, Reduction reduction_a, Reduction reduction_b, cudaStream_t stream) {
+  emulation::require_current_device(stream);
   double zr_next = 0.0;
   for (std::int64_t j = 0; j < n; ++j) {
     s[j] += step * d[j];
@@ -218,7 +232,8 @@ void launch_cg_advance(std::int64_t n, double step, double zr, double* s, double
 }
 
 void launch_cg_boundary(std::int64_t n, double tau, double* s, double* r, const double* d, const double* hd,
-                        cudaStream_t) {
+                        cudaStream_t stream) {
+  emulation::require_current_device(stream);
   for (std::int64_t j = 0; j < n; ++j) {
     s[j] += tau * d[j];
     r[j] -= tau * hd[j];
@@ -226,7 +241,8 @@ void launch_cg_boundary(std::int64_t n, double tau, double* s, double* r, const 
 }
 
 void launch_trial_point(const WeightSetup& setup, const double* w, const double* s, const double* g, const double* r,
-                        const double* m, double* trial, Reduction reduction, cudaStream_t) {
+                        const double* m, double* trial, Reduction reduction, cudaStream_t stream) {
+  emulation::require_current_device(stream);
   double sums[4] = {0.0, 0.0, 0.0, 0.0};
   for (std::int64_t j = 0; j < setup.n; ++j) {
     trial[j] = w[j] + s[j];
@@ -238,7 +254,8 @@ void launch_trial_point(const WeightSetup& setup, const double* w, const double*
   put(reduction, sums, 4, false);
 }
 
-void launch_penalty(const WeightSetup& setup, const double* w, Reduction reduction, cudaStream_t) {
+void launch_penalty(const WeightSetup& setup, const double* w, Reduction reduction, cudaStream_t stream) {
+  emulation::require_current_device(stream);
   double sum = 0.0;
   for (std::int64_t j = 0; j < setup.n; ++j) sum += regulariser(setup, j) * w[j] * w[j];
   put(reduction, &sum, 1, false);
