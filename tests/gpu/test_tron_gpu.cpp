@@ -394,7 +394,11 @@ TEST(TronGpu, TheSessionCacheKeepsTheRows) {
   EXPECT_EQ(timings->stored_entries, data.nnz());
   EXPECT_EQ(timings->transposed_entries, data.nnz() + data.n_rows());
   EXPECT_GT(timings->cg_iterations, 0);
-  EXPECT_EQ(timings->row_passes + timings->column_passes, first.result.data_passes);
+  EXPECT_EQ(timings->total.passes(), first.result.data_passes);
+  EXPECT_EQ(timings->total.curvature_rows, timings->cg_iterations);  // one Hessian product each
+  EXPECT_EQ(timings->at_start.margin_rows, 1);                      // certified: no g(0) pass
+  EXPECT_EQ(timings->at_start.gradient_columns, 1);
+  EXPECT_GT(primal::pass_bytes(*timings, timings->total), primal::pass_bytes(*timings, timings->at_start));
   const primal::PrimalRows* rows = cache->rows.get();
   p.C = 0.3;
   const Fit second = fit(*primal::make_newton_gpu_solver(p, {0}, cache, options), data);

@@ -14,6 +14,16 @@
 
 namespace snapml::cuda::primal {
 
+// What a fit's passes were over (the benchmark counts their bytes: pass_bytes).
+struct PassCounts {
+  std::int64_t margin_rows = 0;       // X v with the loss terms: targets, costs read, derivatives written
+  std::int64_t curvature_rows = 0;    // u = c .* X v
+  std::int64_t gradient_columns = 0;  // X^T d and (X.^2)^T c: two gathers, two outputs
+  std::int64_t plain_columns = 0;     // X^T u: one gather, one output
+  std::int64_t sweep_vectors = 0;     // weight-sized vectors the sweeps read or wrote
+  std::int64_t passes() const { return margin_rows + curvature_rows + gradient_columns + plain_columns; }
+};
+
 // Where one fit's time went (the benchmark's split, bench/gpu_tron_bench.cpp), and
 // what its passes were over: enough to count the bytes it moved.
 struct FitTimings {
@@ -24,9 +34,8 @@ struct FitTimings {
   double finish = 0.0;      // the weights and alpha downloaded
   int cg_iterations = 0;
   int trial_steps = 0;  // accepted and rejected
-  std::int64_t row_passes = 0;     // X v (margins, Hessian products)
-  std::int64_t column_passes = 0;  // X^T z (gradients, Hessian products)
-  std::int64_t weight_sweeps = 0;
+  PassCounts at_start;  // the passes up to the first record
+  PassCounts total;
   // The layout's sizes.
   std::int64_t n_rows = 0;
   std::int64_t stored_entries = 0;
@@ -34,6 +43,16 @@ struct FitTimings {
   std::int64_t tiles = 0;
   std::int64_t n_weights = 0;
 };
+
+// The bytes `counts` move at least, by the layout in `sizes` (a lower bound: the
+// entries, offsets and per-row vectors once, each gathered vector once per pass,
+// the weight-sized outputs written once per tile and read back by the next):
+//   margin rows     8 nnz + 4 (rows + tiles) + 32 rows + 8 W
+//   curvature rows  8 nnz + 4 (rows + tiles) + 16 rows + 8 W
+//   gradient cols   8 items + 4 tiles (W + 1) + 16 rows + 16 W (2 tiles - 1)
+//   plain cols      8 items + 4 tiles (W + 1) + 8 rows + 8 W (2 tiles - 1)
+//   sweeps          8 W a vector
+double pass_bytes(const FitTimings& sizes, const PassCounts& counts);
 
 struct NewtonGpuOptions {
   TileLimits tiles;                    // smaller in tests: many tiles from few rows

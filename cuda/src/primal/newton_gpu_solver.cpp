@@ -20,6 +20,7 @@
 // sized sums of each product, through the communicator). The certificate of the
 // last iterate comes with its gradient (tron.cpp explains the paired dual point),
 // and the final state (weights, one alpha a row) is downloaded once.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <string>
@@ -109,8 +110,10 @@ class NewtonGpuSolver::Steps {
       rows_.fork(nullptr);
       rows_.column_sums(ColumnSum::Plain, true);
       rows_.join(true, false);
-      ++timings_.column_passes;
-      launch_assign_sum(setup_, rows_.over_ranks(communicator_, rows_.raw_a(), false), 1, w_.data(), stream_);
+      ++timings_.total.plain_columns;
+      const PartSums raw = rows_.over_ranks(communicator_, rows_.raw_a(), false);
+      launch_assign_sum(setup_, raw, 1, w_.data(), stream_);
+      timings_.total.sweep_vectors += raw.count + 1;
     } else if (start == StartFrom::Weights) {
       w_.copy_from_host(state.weights.data(), width(), stream_);
       SNAPML_CUDA_CHECK(cudaStreamSynchronize(stream_));  // state.weights may change after this call
@@ -125,7 +128,7 @@ class NewtonGpuSolver::Steps {
     rows_.fork(nullptr);
     rows_.margin_terms(loss_, nullptr, intercept_);
     rows_.join(false, false);
-    ++timings_.row_passes;
+    ++timings_.total.margin_rows;
     rows_.accept_trial();
     trial_.fill_bytes(0, stream_);
     gradient_at(trial_);
@@ -136,7 +139,7 @@ class NewtonGpuSolver::Steps {
   double evaluate_start() {
     const DeviceGuard guard(master_device_);
     launch_penalty(setup_, w_.data(), sums_.at(kPenalty), stream_);
-    ++timings_.weight_sweeps;
+    timings_.total.sweep_vectors += 1;
     const double loss = loss_at(w_);
     const double f = loss + 0.5 * sums_.fetch(stream_, kPenalty, 1)[0];
     rows_.accept_trial();
@@ -154,7 +157,7 @@ class NewtonGpuSolver::Steps {
     const DeviceGuard guard(master_device_);
     s_.fill_bytes(0, stream_);
     launch_cg_start(setup_.n, g_.data(), m_.data(), r_.data(), d_.data(), sums_.at(kCgZr), stream_);
-    ++timings_.weight_sweeps;
+    timings_.total.sweep_vectors += 5;  // s zeroed, g and M read, r and d written
     const double* sums = sums_.fetch(stream_, kCgZr, 2);
     return {sums[0], sums[1]};
   }
@@ -166,11 +169,11 @@ class NewtonGpuSolver::Steps {
     rows_.curvature_rows(d_.data(), intercept_);
     rows_.column_sums(ColumnSum::Plain, true);
     rows_.join(true, false);
-    ++timings_.row_passes;
-    ++timings_.column_passes;
-    launch_hessian_epilogue(setup_, rows_.over_ranks(communicator_, rows_.raw_a(), false), d_.data(), hd_.data(),
-                            sums_.at(kCurvature), stream_);
-    ++timings_.weight_sweeps;
+    ++timings_.total.curvature_rows;
+    ++timings_.total.plain_columns;
+    const PartSums raw = rows_.over_ranks(communicator_, rows_.raw_a(), false);
+    launch_hessian_epilogue(setup_, raw, d_.data(), hd_.data(), sums_.at(kCurvature), stream_);
+    timings_.total.sweep_vectors += raw.count + 2;
     return sums_.fetch(stream_, kCurvature, 1)[0];
   }
 
@@ -178,7 +181,7 @@ class NewtonGpuSolver::Steps {
     const DeviceGuard guard(master_device_);
     launch_cg_advance(setup_.n, step, zr, s_.data(), r_.data(), d_.data(), hd_.data(), m_.data(),
                       sums_.at(kCgZrNext), sums_.at(kCgSd), stream_);
-    timings_.weight_sweeps += 2;
+    timings_.total.sweep_vectors += 12;  // s, d, r, Hd, M read and s, r written; r, M, d, s read and d written
     const double* sums = sums_.fetch(stream_, kCgZrNext, 3);
     return {sums[0], sums[1], sums[2]};
   }
@@ -186,7 +189,7 @@ class NewtonGpuSolver::Steps {
   void cg_to_boundary(double tau) {
     const DeviceGuard guard(master_device_);
     launch_cg_boundary(setup_.n, tau, s_.data(), r_.data(), d_.data(), hd_.data(), stream_);
-    ++timings_.weight_sweeps;
+    timings_.total.sweep_vectors += 6;
   }
 
   tr::TrialStep try_step() {
@@ -194,7 +197,7 @@ class NewtonGpuSolver::Steps {
     ++timings_.trial_steps;
     launch_trial_point(setup_, w_.data(), s_.data(), g_.data(), r_.data(), m_.data(), trial_.data(),
                        sums_.at(kTrialGs), stream_);
-    ++timings_.weight_sweeps;
+    timings_.total.sweep_vectors += 6;
     const double loss = loss_at(trial_);  // its copies wait for the sweep's sums on the master stream
     const double* sums = sums_.fetch(stream_, kTrialGs, 4);
     tr::TrialStep trial;
@@ -258,7 +261,7 @@ class NewtonGpuSolver::Steps {
     rows_.fork(point.data());
     rows_.margin_terms(loss_, point.data(), intercept_);
     rows_.join(false, false);
-    ++timings_.row_passes;
+    ++timings_.total.margin_rows;
     double sums[2] = {0.0, 0.0};
     rows_.margin_sums(sums[0], sums[1]);
     communicator_.allreduce_sum(sums, 2);
@@ -272,12 +275,12 @@ class NewtonGpuSolver::Steps {
     rows_.fork(nullptr);
     rows_.column_gradient();
     rows_.join(true, true);
-    ++timings_.column_passes;
+    ++timings_.total.gradient_columns;
     const PartSums raw_g = rows_.over_ranks(communicator_, rows_.raw_a(), false);
     const PartSums raw_h = rows_.over_ranks(communicator_, rows_.raw_b(), true);
     launch_gradient_epilogue(setup_, raw_g, raw_h, point.data(), g_.data(), m_.data(), sums_.at(kGradientSquared),
                              stream_);
-    ++timings_.weight_sweeps;
+    timings_.total.sweep_vectors += 2 * raw_g.count + 3;
     const double* sums = sums_.fetch(stream_, kGradientSquared, 3);
     gradient_squared_ = sums[0];
     dual_weights_squared_ = sums[1];
@@ -331,13 +334,14 @@ FitResult NewtonGpuSolver::fit(ChunkSource& source, Communicator& communicator, 
   result.epochs = parameters_.first_epoch;  // a resumed fit goes on counting
   const bool done = steps.record(result, f);
   timings.start = seconds_since(phase);
+  timings.at_start = timings.total;
   phase = Clock::now();
   if (!done) tr::trust_region_iterations(steps, result, parameters_.max_epochs, f, steps.width());
   timings.iterations = seconds_since(phase);
   phase = Clock::now();
   steps.finish(state);
   timings.finish = seconds_since(phase);
-  result.data_passes = timings.row_passes + timings.column_passes;
+  result.data_passes = timings.total.passes();
   timings.n_rows = rows.n_rows();
   timings.stored_entries = rows.stored_entries();
   timings.transposed_entries = rows.transposed_entries();
@@ -348,6 +352,20 @@ FitResult NewtonGpuSolver::fit(ChunkSource& source, Communicator& communicator, 
 }
 
 }  // namespace
+
+double pass_bytes(const FitTimings& sizes, const PassCounts& counts) {
+  const auto rows = static_cast<double>(sizes.n_rows);
+  const auto weights = static_cast<double>(sizes.n_weights);
+  const auto tiles = static_cast<double>(sizes.tiles);
+  const double row_side = 8.0 * static_cast<double>(sizes.stored_entries) + 4.0 * (rows + tiles) + 8.0 * weights;
+  const double column_side = 8.0 * static_cast<double>(sizes.transposed_entries) + 4.0 * tiles * (weights + 1.0);
+  const double outputs = 8.0 * weights * std::max(1.0, 2.0 * tiles - 1.0);
+  return static_cast<double>(counts.margin_rows) * (row_side + 32.0 * rows) +
+         static_cast<double>(counts.curvature_rows) * (row_side + 16.0 * rows) +
+         static_cast<double>(counts.gradient_columns) * (column_side + 16.0 * rows + 2.0 * outputs) +
+         static_cast<double>(counts.plain_columns) * (column_side + 8.0 * rows + outputs) +
+         static_cast<double>(counts.sweep_vectors) * 8.0 * weights;
+}
 
 bool newton_gpu_takes(const SolverParameters& parameters) {
   return primal_solver_supports(parameters.loss) && !loss_is_per_class(parameters.loss) &&
