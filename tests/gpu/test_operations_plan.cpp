@@ -129,9 +129,10 @@ TEST(OperationsPlan, RefusesWhatDoesNotFitNamingTheSizes) {
 TEST(OperationsPlan, LanesFollowTheMeanLength) {
   EXPECT_EQ(lanes_for(0, 0), 2);
   EXPECT_EQ(lanes_for(100, 100), 2);
-  EXPECT_EQ(lanes_for(100, 800), 8);
-  EXPECT_EQ(lanes_for(100, 1500), 8);
-  EXPECT_EQ(lanes_for(100, 3500), 32);
+  EXPECT_EQ(lanes_for(100, 800), 4);
+  EXPECT_EQ(lanes_for(100, 1500), 4);
+  EXPECT_EQ(lanes_for(100, 3500), 16);  // Criteo-like rows
+  EXPECT_EQ(lanes_for(100, 12800), 32);
   EXPECT_EQ(lanes_for(10, 1000000), 32);
 }
 
@@ -148,7 +149,7 @@ TEST(OperationsPlan, TheColumnPlanCoversTheLongColumnsByPieces) {
   std::vector<std::int32_t> offsets(lengths.size() + 1, 0);
   std::partial_sum(lengths.begin(), lengths.end(), offsets.begin() + 1);
   const ColumnPlan plan = plan_columns(offsets.data(), static_cast<std::int64_t>(lengths.size()));
-  EXPECT_EQ(plan.lanes, 4);
+  EXPECT_EQ(plan.lanes, 2);
   EXPECT_EQ(plan.long_threshold, plan.lanes * kLongIterations);
   ASSERT_EQ(plan.first_piece.size(), plan.long_columns.size() + 1);
   std::size_t next_long = 0;

@@ -84,7 +84,7 @@ void require_part_fits(int device_id, const PartShape& part, const OperationsByt
 int lanes_for(std::int64_t rows, std::int64_t entries) {
   const std::int64_t mean = rows > 0 ? entries / rows : 0;
   int lanes = 2;
-  while (lanes < 32 && 2 * lanes <= mean) lanes *= 2;
+  while (lanes < 32 && 4 * lanes <= mean) lanes *= 2;
   return lanes;
 }
 

@@ -124,7 +124,10 @@ void require_part_fits(int device_id, const PartShape& part, const OperationsByt
                        const std::string& limit);
 
 // Threads that share one row (or one transposed row) in the products: a power of
-// two from 2 to 32, the largest not above the mean length.
+// two from 2 to 32, the largest not above half the mean length. Each thread then
+// walks two or more of a row's entries, and a warp holds several short rows in
+// flight (Criteo-like rows of 35 entries: 16 lanes, two rows a warp), which hides
+// more of the latency of the offsets -> entries -> gather chain.
 int lanes_for(std::int64_t rows, std::int64_t entries);
 
 // A transposed row (a column of X) longer than lanes x kLongIterations entries is

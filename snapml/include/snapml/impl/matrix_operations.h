@@ -12,8 +12,9 @@
 // Everything else (the losses, the trust region, conjugate gradients, the sums
 // over ranks) is the solver's, written once over this interface; a backend
 // implements the products where the rows are: CPU threads here
-// (make_cpu_matrix_operations), cuSPARSE SpMV on GPUs (cuda/, make_tron_gpu_solver;
-// docs/gpu.md, "Primal Newton on the GPU").
+// (make_cpu_matrix_operations), GPUs (cuda/src/primal/matrix_operations_gpu.cpp:
+// the L-BFGS and Cholesky steps and the multinomial loss on a GPU; the trust
+// region there runs device-resident instead; docs/gpu.md, "Primal Newton on the GPU").
 // Products are local to the rank: the solver sums X^T d and X^T D X v over the
 // ranks through its Communicator.
 #pragma once
