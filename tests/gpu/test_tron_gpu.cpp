@@ -410,6 +410,24 @@ TEST(TronGpu, TheSessionCacheKeepsTheRows) {
   EXPECT_GT(timings->upload, 0.0);
 }
 
+// The multinomial loss on a GPU: the CPU solver's L-BFGS over the GPU matrix
+// operations (the same rows and kernels; not device-resident), to the CPU fit.
+TEST(TronGpu, TheMultinomialLossRunsOverTheGpuMatrixOperations) {
+  SNAPML_REQUIRE_GPU();
+  const Dataset tall = generated(15, 300);
+  std::vector<CsrChunk> chunks(tall.chunks());
+  std::mt19937_64 rng(15);
+  for (CsrChunk& chunk : chunks)
+    for (double& label : chunk.labels) label = std::uniform_int_distribution<int>(0, 2)(rng);
+  const Dataset data(std::move(chunks), tall.n_features());
+  SolverParameters p = primal(LossKind::Multinomial);
+  p.C = 0.1;
+  p.classes = {0.0, 1.0, 2.0};
+  p.class_weights = {1.0, 0.5, 2.0};
+  p.max_epochs = 1000;
+  expect_same_fit(fit(*make_tron_gpu_solver(p, {0, 0}), data), fit(*make_tron_cpu_solver(p), data));
+}
+
 TEST(TronGpu, RefusesRowsBeyondTheBudgetNamingTheSizes) {
   SNAPML_REQUIRE_GPU();
   const Dataset data = generated(6);
