@@ -16,7 +16,9 @@
 #                                          call ends within DEADLINE seconds (default 420),
 #                                          and writes $OUT/report.md (and the logs) and
 #                                          $OUT/gpu-run.md, the section docs/benchmarks/
-#                                          gpu.md takes.
+#                                          gpu.md takes. TESTS (binaries), BENCH_ONLY (a
+#                                          regex on bench/gpu/benchmarks.txt's lines),
+#                                          SIDE_ROWS and SIDE_PEERS narrow the steps.
 #   bash bench/gpu_check.sh record DIR    here: adds DIR/gpu-run.md (what a run sent
 #                                          back) to docs/benchmarks/gpu.md, newest first.
 #
@@ -102,8 +104,8 @@ run() {
     echo "== tests $(el)"
     echo "## GPU tests (each binary time-boxed)" >> "$REP"
     local passed=0 failed=0 skipped=0 t rc s ok bad skip
-    for t in test_gpu_probe test_gpu_hidden test_gpu_kernels test_tron_gpu test_gpu_session test_sdca_gpu_host \
-             test_sdca_gpu test_sdca_gpu_stream test_stream_plan test_operations_plan; do
+    for t in ${TESTS:-test_gpu_probe test_gpu_hidden test_gpu_kernels test_tron_gpu test_gpu_session test_sdca_gpu_host \
+             test_sdca_gpu test_sdca_gpu_stream test_stream_plan test_operations_plan}; do
       [[ -x $G/bin/$t ]] || { echo "- $t: not carried" >> "$REP"; continue; }
       s=$(date +%s)
       timeout "$(left "${TEST_S:-60}")" "$G/bin/$t" > "$O/$t.log" 2>&1
@@ -134,7 +136,7 @@ run() {
     echo "== side $(el)"
     local W=/tmp/side rows
     mkdir -p $W
-    for rows in ${SIDE_ROWS:-2000000 10000000}; do
+    for rows in ${SIDE_ROWS:-2000000 10000000}; do  # SIDE_PEERS: side_by_side.py's peers
       local bits=20; (( rows > 4000000 )) && bits=22
       local test_rows=$(( rows / 10 )); (( test_rows > 500000 )) && test_rows=500000
       { "$G/bin/snap-criteo-gen" --rows "$rows" --first-row 0 --seed 11 --threads "$(nproc)" --output $W/train.tsv &&
@@ -145,7 +147,7 @@ run() {
       rm -f $W/train.tsv $W/test.tsv
       { echo; echo "## Side by side: Criteo-like $rows train / $test_rows test rows (hash 2^$bits), logistic C = 0.1 ($(el))"; } >> "$REP"
       PYTHONPATH=/tmp/site timeout "$(left "${SIDE_S:-170}")" python3 "$ROOT/bench/gpu/side_by_side.py" \
-        "$G/bin" $W/train-$rows.snap $W/test-$rows.snap "$(nproc)" "$O/side.jsonl" > "$O/side_$rows.log" 2>&1
+        "$G/bin" $W/train-$rows.snap $W/test-$rows.snap "$(nproc)" "$O/side.jsonl" ${SIDE_PEERS:-} > "$O/side_$rows.log" 2>&1
       echo "(exit $?)" >> "$REP"
       sed -n '/^| peer/,$p' "$O/side_$rows.log" >> "$REP"
       rm -f $W/train-$rows.snap $W/test-$rows.snap
@@ -157,6 +159,7 @@ run() {
     # name timeout args; the helpers' benchmarks print their own tables.
     while IFS='|' read -r name to args; do
       [[ -z "$name" || "$name" == \#* ]] && continue
+      [[ -n "${BENCH_ONLY:-}" && ! "$name|$to|$args" =~ $BENCH_ONLY ]] && continue
       [[ -x $G/bin/$name ]] || continue
       echo "== $name $(el)"
       { echo; echo "## $name $args"; } >> "$REP"
