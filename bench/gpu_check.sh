@@ -50,11 +50,14 @@ pack() {
         -Dpybind11_DIR="$("$python" -m pybind11 --cmakedir)" "${launcher[@]}" > /tmp/snapml-gpu-configure.log
   cmake --build "$build" -j "$(nproc)"
   rm -rf "$G" && mkdir -p "$G"/{bin,lib,py/snap_ml,whl,data}
-  find "$build/tests/gpu" "$build/bench" -maxdepth 1 -type f -perm -u+x -name '*_*' ! -name parse_throughput -exec cp {} "$G/bin/" \;
+  find "$build/tests/gpu" "$build/bench" -maxdepth 1 -type f -perm -u+x -name '*_*' ! -name parse_throughput \
+       ! -name '*_emulated' -exec cp {} "$G/bin/" \;
   cp "$build"/snapml/cli/snap-{train,predict,convert} "$build"/datasets/snap-criteo-gen "$G/bin/"
   cp "$build"/cuda/libsnapml_gpu.so "$G/bin/"
   cp "$ROOT"/python/snap_ml/*.py "$G/py/snap_ml/"
   cp "$build"/python/_core*.so "$build"/cuda/libsnapml_gpu.so "$G/py/snap_ml/"
+  # What travels is at most 64 MiB with the tree: symbols stay here.
+  strip --strip-unneeded "$G"/bin/* "$G"/py/snap_ml/*.so
   # Shared libraries the programs link that the device image may lack (its CUDA
   # libraries are found there: /usr/local/cuda, else the image's Python wheels).
   for lib in libxxhash.so.0 libgomp.so.1; do
@@ -63,7 +66,9 @@ pack() {
   "$python" -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
       --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 -d "$G/whl" "snapml==1.17.2"
   local data=${SNAPML_DATA_DIR:-$ROOT/../shared/datasets}
-  cp "$data"/{a9a,a9a.t,w8a,news20.multiclass,heart_scale,mushrooms} "$G/data/"
+  cp "$data"/{a9a,a9a.t,heart_scale,mushrooms} "$G/data/"
+  # The project's svmlight reader tells gzip by its magic: the larger sets travel compressed.
+  for set in w8a news20.multiclass; do gzip -c "$data/$set" > "$G/data/$set"; done
   local dirty=""
   git -C "$ROOT" diff --quiet HEAD || dirty="+uncommitted"
   echo "$(git -C "$ROOT" rev-parse --short HEAD)$dirty" > "$G/commit"
