@@ -29,7 +29,7 @@
 
 #include "gpu_bench_setup.h"
 #include "gpu_timing.h"
-#include "dual/sdca_gpu_kernels.h"  // the kernels' launchers: cuda/src, for timing them alone
+#include "dual/kernels.h"  // the cold pass's launchers: cuda/src, for timing it alone
 #include "snapml/chunk_source.h"
 #include "snapml/cuda/check.h"
 #include "snapml/cuda/chunk_ring.h"
@@ -44,7 +44,6 @@
 namespace {
 
 namespace cuda = snapml::cuda;
-namespace detail = snapml::cuda::detail;
 using Clock = std::chrono::steady_clock;
 using cuda::DeviceBuffer;
 using snapml::bench::seconds_since;
@@ -117,52 +116,57 @@ double host_fill_ms(std::size_t bytes, int repeats, bool as_the_ring_does) {
   return ms;
 }
 
-// The per-row state and weights of one epoch's kernels, as the solver holds them.
+// The per-row state and weights of one cold pass (cuda/src/dual/cold_pass.cu), as
+// the solver holds them, every column cold (the pass's whole work: the ring's
+// overlap is what is measured here, not the schedule).
 struct EpochState {
   EpochState(const snapml::Dataset& data, const snapml::SolverParameters& p, cudaStream_t stream)
-      : loss{p.loss, p.epsilon, 1e-2} {
+      : loss(cuda::dual::setup_of_kind(p.loss, p.epsilon)) {
     const snapml::RowTargets targets = snapml::RowTargets::from(p);
-    std::vector<double> target, cost;
+    std::vector<cuda::dual::RowState> host;
     for (std::size_t c = 0; c < data.n_chunks(); ++c) {
       const snapml::CsrView view = data.view(c);
-      first_row.push_back(static_cast<std::int64_t>(target.size()));
+      first_row.push_back(static_cast<std::int64_t>(host.size()));
+      in_flight.push_back(
+          cuda::dual::cold_pass_rows_in_flight(loss, cuda::dual::chunk_threads(view.n_rows, view.nnz())));
       for (std::int64_t row = 0; row < view.n_rows; ++row) {
-        target.push_back(targets.target(view.labels[row]));
-        cost.push_back(targets.cost(target.back(), view.weight(row)));
+        cuda::dual::RowState r;
+        r.target = targets.target(view.labels[row]);
+        r.cost = targets.cost(r.target, view.weight(row));
+        r.curvature = snapml::row_squared_norm(view, row);
+        host.push_back(r);
       }
     }
-    const std::size_t rows = target.size();
-    d_target = DeviceBuffer<double>(rows);
-    d_cost = DeviceBuffer<double>(rows);
-    norms = DeviceBuffer<double>(rows);
-    alpha = DeviceBuffer<double>(rows);
+    rows = DeviceBuffer<cuda::dual::RowState>(host.size());
+    rows.copy_from_host(host.data(), host.size(), stream);
+    const std::vector<std::int32_t> cold(static_cast<std::size_t>(data.n_features()), -1);
+    slot = DeviceBuffer<std::int32_t>(cold.size());
+    slot.copy_from_host(cold.data(), cold.size(), stream);
     w = DeviceBuffer<double>(static_cast<std::size_t>(data.n_features()) + 1);
-    d_target.copy_from_host(target.data(), rows, stream);
-    d_cost.copy_from_host(cost.data(), rows, stream);
-    alpha.fill_bytes(0, stream);
     w.fill_bytes(0, stream);
-    weights = {w.data(), data.n_features(), p.intercept_scaling};
+    split.slot = slot.data();
+    split.bias_index = data.n_features();
+    split.bias_value = p.intercept_scaling;
     SNAPML_CUDA_CHECK(cudaStreamSynchronize(stream));  // the host vectors go out of scope
   }
-  detail::RowData rows(std::size_t c) {
-    const auto first = static_cast<std::size_t>(first_row[c]);
-    return {d_target.data() + first, d_cost.data() + first, norms.data() + first, alpha.data() + first};
-  }
-  // The first pass: norms, then cold-start alpha and w(alpha) (zero for these losses).
+  // The first pass: cold-start alpha and w(alpha) (zero for these losses).
   void initialise(std::size_t c, const snapml::CsrView& x, std::int64_t nnz, cudaStream_t stream) {
-    detail::launch_squared_norms(x, 1.0, norms.data() + first_row[c], stream);
-    detail::launch_initialise(loss, x, nnz, rows(c), detail::StartFrom::Cold, nullptr, weights, stream);
+    cuda::dual::launch_initialise(loss, x, nnz, rows.data() + first_row[c], snapml::StartFrom::Cold, nullptr, split,
+                                  w.data(), stream);
   }
   void epoch(std::size_t c, const snapml::CsrView& x, std::int64_t nnz, int epoch_index, cudaStream_t stream) {
     const cuda::FeistelPermutation order(static_cast<std::uint64_t>(x.n_rows),
                                          cuda::permutation_key(3, 0, static_cast<std::uint64_t>(epoch_index), c));
-    detail::launch_epoch(loss, x, nnz, rows(c), weights, 1.0, order, stream);
+    cuda::dual::launch_cold_pass(loss, x, nnz, rows.data() + first_row[c], split, w.data(), 1.0, order,
+                                 in_flight[c], stream);
   }
 
-  detail::LossSetup loss;
-  std::vector<std::int64_t> first_row;
-  DeviceBuffer<double> d_target, d_cost, norms, alpha, w;
-  detail::WeightsView weights;
+  cuda::dual::LossSetup loss;
+  std::vector<std::int64_t> first_row, in_flight;
+  DeviceBuffer<cuda::dual::RowState> rows;
+  DeviceBuffer<std::int32_t> slot;
+  DeviceBuffer<double> w;
+  cuda::dual::ColumnSplit split;
 };
 
 // Host wall milliseconds of pass(p) for p = 0 .. repeats - 1, after one untimed

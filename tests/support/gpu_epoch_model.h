@@ -1,57 +1,51 @@
-// The host model of the GPU SDCA solver: the executable specification of its
-// epoch (cuda/include/snapml/cuda/epoch_schedule.h), run on the CPU. It takes the
-// same per-row step (the shared loss headers), the same order (a FeistelPermutation
-// of the chunks per epoch, and of each chunk's rows, keyed as the solver keys them)
-// and the same concurrency: waves of R rows that read v as it was at the wave's
-// start, then add their updates (the intercept's as one sum per wave). It models
-// one worker whose chunks are the dataset's chunks, as the resident solver has
-// them, and certifies each epoch with the core's duality gap (objectives.h).
+// The host executor of the GPU dual solver's schedule (epoch_schedule.h, "hot and
+// cold"): the solver's own RoundBackend (cuda/src/dual/hybrid_backend.h) over passes
+// made on the CPU by the per-row functions the kernels call (cuda/src/dual/
+// row_work.h), with the cold pass's rows retired in a bounded-delay order: R rows
+// in flight, each reading v when it starts and adding its update when it retires,
+// the oldest first (every read misses the R - 1 updates in flight: the worst case a
+// resident grid of R blocks allows) or a random one (a row stays in flight at most
+// max_delay_factor R starts). Certified by the driver the solver runs
+// (run_cocoa_rounds), every epoch on the CPU solver's schedule.
 //
-// Tests run it where there is no GPU (tests/cpp/dual/test_gpu_epoch_model.cpp:
-// does the schedule converge at a device's R?) and compare the kernel's fits with
-// it where there is one (tests/gpu).
+// It also runs the schedule the kernel shipped with (Schedule::Shipped: every
+// column in the asynchronous pass, the exact step, the intercept by atomics), the
+// negative control of tests/cpp/solvers/test_gpu_epoch_model.cpp.
 #pragma once
 
 #include <cstdint>
 
-#include "snapml/cuda/epoch_schedule.h"
+#include "dual/hybrid_backend.h"
 #include "snapml/dataset.h"
 #include "snapml/solver.h"
 
 namespace snapml::testing {
 
-// How a wave treats its hot columns (those whose ESO factor at the wave size would
-// exceed hot_factor; the intercept is always hot).
-enum class HotColumns {
-  None,         // every column Jacobi with the chosen curvature
-  GaussSeidel,  // hot columns visited row after row against the current hot weights
-  Coupled,      // the wave's exact joint step on the hot columns (Newton on Phi)
+enum class Retirement { Oldest, Random };
+enum class Schedule {
+  HotCold,  // the schedule (epoch_schedule.h)
+  Shipped,  // one block per row over every column at the exact step: the negative control
 };
 
 struct GpuModelOptions {
-  std::int64_t rows_in_flight = 1;  // the device's R (its resident grid)
-  bool bound_by_data = true;        // cap R per chunk by data_rows_in_flight (the schedule)
-  cuda::Curvature curvature = cuda::Curvature::Eso;
-  HotColumns hot = HotColumns::None;
-  double hot_factor = 2.0;          // a column is hot when its ESO factor exceeds this
-  int max_hot = 1 << 30;            // at most this many hot columns (the densest)
-  double hot_proximal = 0.0;        // Coupled: theta, curvature += theta * ||x_i^hot||^2
-  int max_newton = 50;              // Coupled: iterations per wave
+  std::int64_t rows_in_flight = 1;  // R: the device's resident grid
+  Retirement retirement = Retirement::Oldest;
+  double max_delay_factor = 2.0;
+  Schedule schedule = Schedule::HotCold;
+  cuda::dual::ScheduleSettings settings;
 };
 
-// Counters of the last fit_gpu_model (for the measurements in docs/gpu.md).
+// What the last fit_gpu_model saw and did (docs/gpu.md's measurements).
 struct GpuModelStats {
-  std::int64_t hot_columns = 0;     // of the first chunk
-  std::int64_t waves = 0;
-  std::int64_t newton_iterations = 0;
-  std::int64_t hot_nonzeros = 0;    // visited by the waves
-  std::int64_t nonzeros = 0;
+  std::int64_t hot_columns = 0;    // hot slots, the intercept included
+  double hot_share = 0.0;          // of sum_i ||x_i||^2 (+ b^2) in hot columns
+  cuda::dual::ScheduleCounts counts;
+  int halvings = 0;                // reduce_concurrency calls
 };
 extern GpuModelStats last_gpu_model_stats;
 
-// A cold-start fit of `data` (penalty L2, one worker, sigma' = 1) as the GPU solver's
-// schedule makes it; `state` receives w and alpha. Stops at parameters.tol or
-// max_epochs, as the solver does, or when the dual is no longer finite.
+// A fit of `data` (one worker, penalty L2) as the GPU solver's schedule makes it;
+// `state` is the warm start (solver.h) and receives w and alpha.
 FitResult fit_gpu_model(const Dataset& data, const SolverParameters& parameters, const GpuModelOptions& options,
                         SolverState& state);
 

@@ -10,7 +10,8 @@ namespace snapml::cuda {
 namespace {
 
 std::uint64_t weight_vector_bytes(std::int32_t n_features) {
-  return 2 * sizeof(double) * (static_cast<std::uint64_t>(n_features) + 1);  // v and the start weights
+  // v, the start weights and the certificate's w(alpha^v)
+  return 3 * sizeof(double) * (static_cast<std::uint64_t>(n_features) + 1);
 }
 
 }  // namespace

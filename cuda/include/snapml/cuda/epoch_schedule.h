@@ -1,38 +1,29 @@
-// The schedule of the GPU SDCA epoch, written once for the kernel (sdca_gpu.cu) and
-// for its host model (tests/support/gpu_epoch_model.h), with no CUDA dependency.
+// The schedule of the GPU dual solver's epoch, the parts with no CUDA dependency
+// that the kernels (cuda/src/dual/), the solver's host side and the host executor
+// (tests/support/gpu_epoch_model.h) share: how many rows are in flight (R), which
+// columns are hot, and each row's step curvature. docs/gpu.md ("Schedule") and
+// docs/algorithms.md ("GPU dual: hot and cold columns") argue the design.
 //
-// Why a schedule at all. One thread block per row lets every resident block (about
-// 4,000 on an H100) read the same v before any of their updates land, so an epoch
-// over a chunk of a few hundred rows is a Jacobi step: every row takes its exact
-// step against one stale v. With the intercept (a column in every row) the R steps
-// all move the same weight and their sum overshoots about R-fold; the dual
-// diverges or stalls (docs/gpu.md, "Schedule").
+// Why a schedule. The kernel shipped with one thread block per row over every
+// column: every resident block (R, 660 to 4,224 on an H100) reads the same v
+// before the others' updates land. Columns in a large share of the rows (a9a's
+// one-hot groups, a click log's integer buckets, the intercept) then take R stale
+// exact steps at once and the dual diverges: on an H100, a9a ended at a relative
+// gap of 1.1 with 16 or more rows in flight (docs/gpu.md; the negative control of
+// tests/cpp/solvers/test_gpu_epoch_model.cpp reproduces it on the host).
 //
-// The schedule. An epoch visits a chunk's rows in the order of a FeistelPermutation
-// (permutation.h), in waves of R = rows_in_flight consecutive positions:
-//   1. every row of the wave reads v as it was at the wave's start and takes its
-//      step (row_step below), a Jacobi step within the wave;
-//   2. then the wave's updates are added to v: each row's sparse part by its own
-//      block, the intercept's as one sum over the wave (no per-row atomic on one
-//      address, and nothing at all without intercept).
-// Hot columns (in a large share of the chunk's rows, the intercept) are taken out of
-// step 1's Jacobi and visited row after row instead: see "hot columns" below, the
-// schedule the host model and its CI test run. The kernel is to keep to it exactly:
-// a persistent grid of R blocks (block b takes position wave * R + b) with a
-// grid-wide barrier between the phases. R is the grid the device keeps resident
-// (rows_in_flight below), so the grid can barrier.
-//
-// The safe step. Jacobi over a wave is safe when each row's curvature ||x_i||^2 is
-// replaced by an expected separable over-approximation (ESO, Richtarik & Takac 2016,
-// "Parallel coordinate descent methods for big data optimization", Math. Prog.
-// 156, Theorem 14, for tau-nice sampling; its use for the SDCA dual: Takac, Bijral,
-// Richtarik & Srebro 2013, "Mini-batch primal and dual methods for SVMs", ICML):
-//   v_i = sum_j (1 + (tau - 1)(n_j - 1) / max(1, n - 1)) x_ij^2,
-// n_j the chunk's rows with a non-zero in column j, n the chunk's rows, tau the wave
-// size min(R, n). The intercept is a column in every row (n_j = n): its factor is
-// tau. With tau = n (a whole-chunk wave) the factor is n_j and the bound holds for
-// every wave, not only in expectation (Cauchy-Schwarz per column). The certificate
-// stays exact whatever the step: v = w(alpha) is kept by the updates.
+// Hot and cold. A column is hot when its ESO factor at R rows in flight would
+// exceed kHotFactor = 2 in some chunk, i.e. it is in more than about n / R of that
+// chunk's n rows; the intercept is always hot. Hot weights are primal variables,
+// moved by a Newton step on the primal with the cold margins held (a dense block:
+// cuda/src/dual/hot_newton.h). The asynchronous pass (TPA-SCD, one block per row,
+// R in flight) steps each row's dual variable against the cold columns only, at the
+// curvature sum over cold j of factor_j x_ij^2 (every factor at most 2), and adds
+// its update to the cold columns only: nothing in the asynchronous pass writes a
+// column more than about n / R rows share, so R stale steps overlap on a column no
+// more than the ESO allows (Richtarik & Takac 2016, "Parallel coordinate descent
+// methods for big data optimization", Math. Prog. 156, Theorem 14; for the SDCA
+// dual Takac, Bijral, Richtarik & Srebro 2013, ICML).
 #pragma once
 
 #include <algorithm>
@@ -114,55 +105,23 @@ constexpr std::int64_t hopper_chunk_rows_in_flight(std::int64_t n_rows, std::int
                                workers);
 }
 
-// ---- the step -------------------------------------------------------------------
+// ---- the step curvature ------------------------------------------------------
 
-// How a row's curvature counts the other rows of its wave.
-enum class Curvature {
-  Exact,  // ||x_i||^2 + b^2: safe for one row in flight only
-  Eso,    // the ESO above, every column and the intercept
-};
-
-// The ESO factor of a column with `column_rows` of the chunk's n rows, waves of tau.
+// The ESO factor of a column with `column_rows` of the chunk's n rows, tau rows in
+// flight: 1 + (tau - 1)(n_j - 1)/(n - 1) (Richtarik & Takac 2016, Theorem 14,
+// tau-nice sampling). With every row of a chunk in flight (tau = n) it is n_j.
 SNAPML_HOST_DEVICE SNAPML_INLINE double eso_factor(std::int64_t column_rows, std::int64_t tau, std::int64_t n) {
   const double spread = n > 1 ? static_cast<double>(column_rows - 1) / static_cast<double>(n - 1) : 0.0;
   return 1.0 + static_cast<double>(tau - 1) * (spread > 0.0 ? spread : 0.0);
 }
 
-// The wave size of a chunk of n rows.
+// The rows in flight over a chunk of n rows: the grid, or all of them.
 SNAPML_HOST_DEVICE SNAPML_INLINE std::int64_t wave_size(std::int64_t rows_in_flight, std::int64_t n) {
   return rows_in_flight < n ? rows_in_flight : n;
 }
 
-// The rows in flight the data allows: the largest tau whose ESO factor is at most 2
-// on the chunk's densest column (the intercept, when there is one, is in all n
-// rows), so no row's step is more than twice as short as its serial step:
-//   1 + (tau - 1)(n_max - 1)/(n - 1) <= 2  <=>  tau <= 1 + (n - 1)/(n_max - 1).
-// Measured on the host model (docs/gpu.md, "Schedule"): at the device's R (660 to
-// 4,224) the exact step diverges on a9a, w8a, the Criteo sample and, with the
-// intercept, on every data set, and the ESO step is safe but makes no progress in
-// hundreds of epochs wherever a column is in a large share of the rows; the data's
-// bound keeps the ESO step within a factor 2 of the serial one.
-SNAPML_HOST_DEVICE SNAPML_INLINE std::int64_t data_rows_in_flight(std::int64_t densest_column_rows, std::int64_t n) {
-  if (densest_column_rows <= 1 || n <= 1) return n > 1 ? n : 1;
-  return 1 + (n - 1) / (densest_column_rows - 1);
-}
-
-// ---- hot columns: Gauss-Seidel within the wave --------------------------------
-//
-// The schedule that converges at the device's R (docs/gpu.md, "Schedule"): a
-// column is hot when its ESO factor at the wave size tau exceeds kHotFactor, i.e.
-// when it is in more than about n / tau of the chunk's rows (the intercept always
-// is). A wave then runs in three phases:
-//   1. in parallel, every row's margin over its cold columns against the wave's v;
-//   2. in the wave's order, one row after the other: the hot part of its margin
-//      against the current hot weights (on the device: in shared memory), its step at
-//      the curvature row_cold_curvature + ||x_i^hot||^2, and its update of the hot
-//      weights at once (Gauss-Seidel on the hot columns);
-//   3. in parallel, every row's update of its cold columns.
-// The cold columns are a Jacobi step within the wave whose ESO factors are at most
-// kHotFactor, the hot ones are visited as serial SDCA visits them: on a9a, w8a,
-// news20 and the Criteo sample it takes serial SDCA's epochs at any R. Phase 2 is
-// sequential: its cost per row is the row's hot non-zeros plus one step.
+// A column is hot when its ESO factor at tau exceeds this: when it is in more than
+// about n / tau of a chunk's n rows.
 constexpr double kHotFactor = 2.0;
 
 SNAPML_HOST_DEVICE SNAPML_INLINE bool is_hot_column(std::int64_t column_rows, std::int64_t tau, std::int64_t n,
@@ -170,63 +129,99 @@ SNAPML_HOST_DEVICE SNAPML_INLINE bool is_hot_column(std::int64_t column_rows, st
   return eso_factor(column_rows, tau, n) > max_factor;
 }
 
-// The schedule's R for a chunk: the device's (resident grid) bounded by the data's.
-inline std::int64_t chunk_rows_in_flight(std::int64_t device_rows, const std::vector<std::int64_t>& counts,
-                                         std::int64_t n, bool intercept) {
-  std::int64_t densest = intercept ? n : 0;
-  for (const std::int64_t count : counts) densest = std::max(densest, count);
-  return std::max<std::int64_t>(1, std::min(device_rows, data_rows_in_flight(densest, n)));
-}
-
-// One row's step of phase 1: the loss's exact step at the given curvature, from
-// `margin` = v.x_i + b v_b read at the wave's start. Writes the new alpha and
-// returns the scale of the row's update sigma' (alpha_new - alpha) coefficient(y).
-template <typename Loss>
-SNAPML_HOST_DEVICE SNAPML_INLINE double row_step(const Loss& loss, double y, double cost, double margin,
-                                                 double curvature, double sigma, double* alpha) {
-  const double old_alpha = *alpha;
-  const double new_alpha = loss.step(y, old_alpha, margin, curvature, cost, sigma);
-  *alpha = new_alpha;
-  return new_alpha == old_alpha ? 0.0 : sigma * (new_alpha - old_alpha) * Loss::coefficient(y);
-}
-
-// Rows of the chunk with a non-zero in each column (n_features entries); the
-// device counts the same with atomics.
+// Rows of the chunk with a non-zero in each column (n_features entries).
 inline std::vector<std::int64_t> column_rows(const CsrView& x) {
   std::vector<std::int64_t> counts(static_cast<std::size_t>(x.n_features), 0);
   for (std::int64_t k = 0; k < x.nnz(); ++k) ++counts[static_cast<std::size_t>(x.col_indices[k])];
   return counts;
 }
 
-// A row's curvature: sum_j factor_j x_ij^2 + factor_b b^2, the factors from
-// `counts` (column_rows) and the wave size tau (Exact: all 1).
-SNAPML_HOST_DEVICE SNAPML_INLINE double row_curvature(const CsrView& x, std::int64_t row, const std::int64_t* counts,
-                                                      double bias_value, std::int64_t tau, Curvature curvature) {
-  if (curvature == Curvature::Exact) return row_squared_norm(x, row) + bias_value * bias_value;
+// A row's step curvature over its cold columns (slot[j] < 0), each entry weighed by
+// its column's ESO factor in the row's chunk (`counts`: column_rows of the chunk,
+// tau its rows in flight). The hot columns and the intercept are held during the
+// asynchronous pass, so they add nothing.
+SNAPML_HOST_DEVICE SNAPML_INLINE double cold_curvature(const CsrView& x, std::int64_t row, const std::int64_t* counts,
+                                                       const std::int32_t* slot, std::int64_t tau) {
   double sum = 0.0;
   for (std::int64_t k = x.row_begin(row); k < x.row_end(row); ++k) {
+    const std::int32_t column = x.col_indices[k];
+    if (slot[column] >= 0) continue;
     const double value = static_cast<double>(x.values[k]);
-    sum += eso_factor(counts[x.col_indices[k]], tau, x.n_rows) * value * value;
+    sum += eso_factor(counts[column], tau, x.n_rows) * value * value;
   }
-  return sum + static_cast<double>(tau) * bias_value * bias_value;
+  return sum;
 }
 
-// A row's curvature over its cold columns (`hot[j]` 0) with their ESO factors,
-// and its hot part ||x_i^hot||^2 + b^2 (the intercept is hot) in *hot_norm.
-SNAPML_HOST_DEVICE SNAPML_INLINE double row_cold_curvature(const CsrView& x, std::int64_t row,
-                                                           const std::int64_t* counts, const unsigned char* hot,
-                                                           double bias_value, std::int64_t tau, double* hot_norm) {
-  double cold = 0.0;
-  double hot_sum = bias_value * bias_value;
-  for (std::int64_t k = x.row_begin(row); k < x.row_end(row); ++k) {
-    const double value = static_cast<double>(x.values[k]);
-    if (hot[x.col_indices[k]])
-      hot_sum += value * value;
-    else
-      cold += eso_factor(counts[x.col_indices[k]], tau, x.n_rows) * value * value;
+// ---- the hot columns --------------------------------------------------------------
+
+// The hot columns of a problem, built chunk by chunk (add), then numbered (slots):
+// the intercept, when there is one, takes slot 0 (its column index is n_features),
+// then the hot columns by decreasing count, so that the densest are the first
+// slots (the kernels sum those in shared memory: hot_passes.cu).
+class HotColumnSet {
+ public:
+  explicit HotColumnSet(std::int32_t n_features)
+      : hot_(static_cast<std::size_t>(n_features), 0),
+        total_(static_cast<std::size_t>(n_features), 0),
+        square_(static_cast<std::size_t>(n_features), 0.0) {}
+
+  // Marks the columns hot in this chunk of `rows_in_flight` R; `counts` is its
+  // column_rows.
+  void add(const CsrView& x, const std::vector<std::int64_t>& counts, std::int64_t rows_in_flight) {
+    const std::int64_t tau = wave_size(rows_in_flight, x.n_rows);
+    for (std::size_t j = 0; j < counts.size() && j < hot_.size(); ++j) {
+      total_[j] += counts[j];
+      if (counts[j] > 0 && is_hot_column(counts[j], tau, x.n_rows)) hot_[j] = 1;
+    }
+    for (std::int64_t k = 0; k < x.nnz(); ++k) {
+      const double value = static_cast<double>(x.values[k]);
+      square_[static_cast<std::size_t>(x.col_indices[k])] += value * value;
+    }
+    rows_ += x.n_rows;
   }
-  *hot_norm = hot_sum;
-  return cold;
-}
+
+  // Per column its slot or -1; `columns` receives slot -> column.
+  std::vector<std::int32_t> slots(bool intercept, std::vector<std::int32_t>& columns) const {
+    std::vector<std::int32_t> hot;
+    for (std::size_t j = 0; j < hot_.size(); ++j)
+      if (hot_[j]) hot.push_back(static_cast<std::int32_t>(j));
+    std::stable_sort(hot.begin(), hot.end(), [&](std::int32_t a, std::int32_t b) {
+      return total_[static_cast<std::size_t>(a)] > total_[static_cast<std::size_t>(b)];
+    });
+    columns.clear();
+    if (intercept) columns.push_back(static_cast<std::int32_t>(hot_.size()));
+    columns.insert(columns.end(), hot.begin(), hot.end());
+    std::vector<std::int32_t> slot(hot_.size(), -1);
+    for (std::size_t s = intercept ? 1 : 0; s < columns.size(); ++s)
+      slot[static_cast<std::size_t>(columns[s])] = static_cast<std::int32_t>(s);
+    return slot;
+  }
+
+  // The share of sum_i ||x_i||^2 (+ b^2 each row) in hot columns (the intercept's
+  // counts as hot): the routing rule's measure (prefers_newton).
+  double hot_share(double bias_value) const {
+    double hot = bias_value * bias_value * static_cast<double>(rows_), total = hot;
+    for (std::size_t j = 0; j < hot_.size(); ++j) {
+      total += square_[j];
+      if (hot_[j]) hot += square_[j];
+    }
+    return total > 0.0 ? hot / total : 0.0;
+  }
+
+  const std::vector<std::int64_t>& counts() const { return total_; }
+  // The marks as 0/1 and the counts, to be reduced over ranks (maximum and sum),
+  // and set back: every rank then numbers the same slots.
+  std::vector<std::int64_t> marks() const { return std::vector<std::int64_t>(hot_.begin(), hot_.end()); }
+  void assign(const std::vector<std::int64_t>& marks, const std::vector<std::int64_t>& counts) {
+    for (std::size_t j = 0; j < hot_.size(); ++j) hot_[j] = marks[j] != 0 ? 1 : 0;
+    total_ = counts;
+  }
+
+ private:
+  std::vector<unsigned char> hot_;
+  std::vector<std::int64_t> total_;  // rows with each column, over the chunks added
+  std::vector<double> square_;       // sum of x_ij^2 per column
+  std::int64_t rows_ = 0;
+};
 
 }  // namespace snapml::cuda

@@ -38,15 +38,18 @@
 
 namespace snapml::cuda {
 
-// Per-row device state of the GPU SDCA solver: target, cost, squared norm, alpha.
-inline constexpr std::uint64_t kRowStateBytes = 4 * sizeof(double);
+// Per-row device state of the GPU dual solver (cuda/src/dual/worker.h): the packed
+// row (alpha, cost, cold curvature, target) and six doubles of the hot step and the
+// certificate (margin, direction, product, envelope curvature, paired alpha, the
+// best certificate's alpha).
+inline constexpr std::uint64_t kRowStateBytes = 10 * sizeof(double);
 // With several CoCoA+ workers (devices or ranks): alpha at the round's start too.
 inline constexpr std::uint64_t row_state_bytes(bool several_workers) {
   return kRowStateBytes + (several_workers ? sizeof(double) : 0);
 }
-// The objective kernel's partials for one chunk (2 x kObjectiveBlocks doubles;
-// sdca_gpu_solver.cpp asserts the two agree).
-inline constexpr std::uint64_t kObjectivePartialsBytes = 2 * 1024 * sizeof(double);
+// The row reductions' partials for one chunk (kRowBlocks x kRowValues doubles,
+// cuda/src/dual/kernels.h; sdca_gpu_solver.cpp asserts the two agree).
+inline constexpr std::uint64_t kObjectivePartialsBytes = 4 * 1024 * sizeof(double);
 // Device ring slots of a streamed plan: double buffering (see above).
 inline constexpr std::size_t kRingSlots = 2;
 
