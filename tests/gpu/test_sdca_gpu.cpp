@@ -16,6 +16,7 @@
 
 #include "gpu_epoch_model.h"
 #include "gpu_test.h"
+#include "host_certificate.h"
 #include "random_csr.h"
 #include "snapml/chunk_source.h"
 #include "snapml/cuda/sdca_gpu.h"
@@ -61,24 +62,6 @@ SolverParameters parameters_for(LossKind loss, std::uint64_t seed) {
   return p;
 }
 
-// w(alpha) = sum_i alpha_i coefficient(y_i) x_i (+ the constant feature), on the host.
-std::vector<double> weights_of_alpha(const Dataset& data, const SolverParameters& p, const std::vector<double>& alpha) {
-  const RowTargets targets = RowTargets::from(p);
-  std::vector<double> w(static_cast<std::size_t>(data.n_features()) + 1, 0.0);
-  std::size_t i = 0;
-  for (std::size_t c = 0; c < data.n_chunks(); ++c) {
-    const CsrView x = data.view(c);
-    for (std::int64_t row = 0; row < x.n_rows; ++row, ++i) {
-      const double y = targets.target(x.labels[row]);
-      if (!(targets.cost(y, x.weight(row)) > 0.0)) continue;
-      const double scale = alpha[i] * (is_classification(p.loss) ? y : 1.0);
-      for (std::int64_t k = x.row_begin(row); k < x.row_end(row); ++k) w[static_cast<std::size_t>(x.col_indices[k])] += scale * x.values[k];
-      w.back() += scale * p.intercept_scaling;
-    }
-  }
-  return w;
-}
-
 // The checks every GPU result passes against the CPU's on the full data.
 void expect_same_optimum(const Dataset& data, const SolverParameters& p, const FitResult& gpu_fit,
                          const SolverState& gpu, const SolverState& cpu) {
@@ -87,18 +70,8 @@ void expect_same_optimum(const Dataset& data, const SolverParameters& p, const F
   const std::int32_t n = data.n_features();
   InMemorySource source(data);
 
-  // The certificate, recomputed on the host in double from what the fit returned:
-  // P(w) over the rows, and D(alpha) with w(alpha) rebuilt from alpha (the GPU
-  // solver's hot weights are primal variables, so w is not w(alpha): docs/gpu.md,
-  // "Schedule"; weak duality makes P(w) - D(alpha) a certificate all the same).
-  const std::vector<double> rebuilt = weights_of_alpha(data, p, gpu.alpha);
-  const ObjectiveSums sums = objective_sums(source, p, gpu.weights.data(), n, gpu.alpha.data(), 1);
-  const Objectives at_w = combine(sums, gpu.weights.data(), n + 1);
-  const Objectives at_alpha = combine(sums, rebuilt.data(), n + 1);
-  Objectives gpu_objectives;
-  gpu_objectives.primal = at_w.primal;
-  gpu_objectives.dual = at_alpha.dual;
-  gpu_objectives.gap = gpu_objectives.primal - gpu_objectives.dual;
+  // The certificate, recomputed on the host in double (host_certificate.h).
+  const Objectives gpu_objectives = testing::host_certificate(data, p, gpu);
   EXPECT_LE(gpu_objectives.gap, p.tol * gpu_objectives.primal * (1.0 + 1e-9))
       << "primal " << gpu_objectives.primal << " dual " << gpu_objectives.dual;
   EXPECT_NEAR(gpu_fit.history.back().gap, gpu_objectives.gap, 1e-8 * gpu_objectives.primal);

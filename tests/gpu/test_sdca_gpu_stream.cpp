@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "gpu_test.h"
+#include "host_certificate.h"
 #include "random_csr.h"
 #include "snapml/chunk_source.h"
 #include "snapml/cuda/chunk_ring.h"
@@ -209,10 +210,7 @@ Fit fit(const Dataset& data, const SolverParameters& p, bool resident_source, So
   out.state = std::move(start);
   out.result = make_sdca_gpu_solver(p, {0})->fit(source, local, out.state);
   out.reads = source.reads();
-  InMemorySource all(data);
-  const std::int32_t n = data.n_features();
-  const ObjectiveSums sums = objective_sums(all, p, out.state.weights.data(), n, out.state.alpha.data(), 1);
-  out.certified = combine(sums, out.state.weights.data(), n + 1);
+  out.certified = testing::host_certificate(data, p, out.state);  // host_certificate.h
   return out;
 }
 

@@ -109,10 +109,24 @@ class HostOps {
   }
   const std::vector<double>& weights() const { return v_; }
   bool halve_rows_in_flight() {
-    if (rows_in_flight_ <= 1) return false;
+    if (!options_.reduce_concurrency || rows_in_flight_ <= 1) return false;
     rows_in_flight_ /= 2;
     ++last_gpu_model_stats.halvings;
     return true;
+  }
+  // alpha = the best certificate's, v = w(alpha) (the guard's remedy).
+  void restore_best_alpha() {
+    std::fill(v_.begin(), v_.end(), 0.0);
+    with_loss(parameters_.loss, parameters_.epsilon, 0.0, [&](const auto& loss) {
+      using Loss = std::decay_t<decltype(loss)>;
+      for_rows([&](const CsrView& x, std::int64_t row, RowState& r, std::size_t i) {
+        r.alpha = r.cost > 0.0 ? best_alpha_[i] : 0.0;
+        const double scale = r.alpha * Loss::coefficient(r.target);
+        if (scale == 0.0) return;
+        cuda::dual::scatter_all(x, row, scale, 0, 1, [&](std::int32_t j, double value) { v_[static_cast<std::size_t>(j)] += value; });
+        v_.back() += scale * split_.bias_value;
+      });
+    });
   }
   // One worker: the driver never merges.
   void begin_round() {}
@@ -368,7 +382,7 @@ FitResult fit_gpu_model(const Dataset& data, const SolverParameters& parameters,
   const FitResult result = run_cocoa_rounds(backend, local, 1, parameters, started);
   last_gpu_model_stats.counts = backend.counts();
   state.weights = ops.weights();
-  state.alpha = ops.best_alpha().empty() ? ops.copy_alpha() : ops.best_alpha();
+  state.alpha = ops.best_alpha();
   return result;
 }
 

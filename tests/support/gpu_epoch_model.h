@@ -32,6 +32,9 @@ struct GpuModelOptions {
   Retirement retirement = Retirement::Oldest;
   double max_delay_factor = 2.0;
   Schedule schedule = Schedule::HotCold;
+  // The divergence guard's remedy (RoundBackend::reduce_concurrency): halve R, as
+  // the GPU does; false: none, so a diverging fit throws FitDiverged.
+  bool reduce_concurrency = true;
   cuda::dual::ScheduleSettings settings;
 };
 

@@ -104,6 +104,32 @@ bool DeviceOps::halve_rows_in_flight() {
   return halved;
 }
 
+void DeviceOps::restore_best_alpha() {
+  const LossSetup loss = setup_of_kind(parameters_.loss, parameters_.epsilon);
+  std::vector<double> w(weight_count(), 0.0);
+  for (auto& w_ptr : workers_) {
+    Worker& worker = *w_ptr;
+    DeviceGuard guard(worker.resources.device_id());
+    if (worker.n_rows() > 0)
+      SNAPML_CUDA_CHECK(cublasDcopy_64(worker.resources.cublas(), worker.n_rows(), worker.best.data(), 1,
+                                       &worker.state.data()->alpha, kAlphaStride));
+    worker.v.fill_bytes(0, worker.stream());
+    const ColumnSplit columns = split(worker);
+    worker.chunks.pass(every_chunk(worker.chunks), [&](std::size_t c, const CsrView& x, std::int64_t nnz) {
+      launch_initialise(loss, x, nnz, worker.state.data() + worker.chunks.first_row(c), StartFrom::Alpha, nullptr,
+                        columns, worker.v.data(), worker.stream());
+    });
+    const std::vector<double> part = worker.v.to_host(worker.stream());
+    for (std::size_t j = 0; j < w.size(); ++j) w[j] += part[j];
+  }
+  communicator_.allreduce_sum(w.data(), w.size());
+  for (auto& worker : workers_) {
+    DeviceGuard guard(worker->resources.device_id());
+    worker->v.copy_from_host(w.data(), w.size(), worker->stream());
+  }
+  if (total_workers_ > 1) weights_ = w;
+}
+
 // ---- CoCoA+ ----
 
 void DeviceOps::begin_round() {

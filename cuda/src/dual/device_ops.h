@@ -46,6 +46,8 @@ class DeviceOps {
   std::vector<double> copy_alpha();
   std::vector<double> best_alpha();
   bool halve_rows_in_flight();
+  // alpha = the best certificate's (keep_alpha), v = w(alpha) on every worker.
+  void restore_best_alpha();
 
   // ---- CoCoA+ between workers (cocoa_round.h) ----
   void begin_round();

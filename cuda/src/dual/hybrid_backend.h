@@ -1,5 +1,5 @@
 // The GPU dual solver's epoch and certificate, written once (epoch_schedule.h, "hot
-// and cold"): a RoundBackend (snapml/cocoa_round.h) over an `Ops` object that makes
+// and cold"): a RoundBackend (snapml/impl/cocoa_round.h) over an `Ops` object that makes
 // the passes over this process's rows, either on its devices (cuda/src/dual/
 // device_ops.*) or on the host, block by block in a bounded-delay order (the
 // executor of tests/support/gpu_epoch_model.cpp). Both run this class, so CI runs
@@ -7,15 +7,15 @@
 //
 // An epoch:
 //   1. the margins m_i = x_i . v of every row and, in the same pass, the hot sums
-//      X_H^T (C loss'(m)), X_H^T (alpha c) = w_H(alpha) and the Hessian's diagonal
-//      (skipped when the certificate's pass left them current);
-//   2. the hinge only: the smoothing's continuation (smoothed_hinge.h): gamma falls
-//      tenfold when the smoothed problem's own gap is below half of what the
-//      smoothing adds to the hinge's;
-//   3. the hot step (hot_newton.h): one inexact Newton step on w_H, cold margins held;
-//   4. the cold pass (TPA-SCD): every row's coordinate step against the cold
+//      (each row's envelope derivative, row_work.h, times x_i^hot; w_H(alpha); the
+//      Hessian's diagonal), skipped when the certificate's pass left them current;
+//   2. the hot step (hot_newton.h): one inexact Newton step on w_H, cold margins held;
+//   3. the cold pass (TPA-SCD): every row's coordinate step against the cold
 //      columns at its cold ESO curvature, rows in flight R, updates to the cold
 //      columns only.
+// The hinge steps on its smoothing (smoothed_hinge.h), whose gamma falls fivefold
+// at a certificate where the smoothed problem's own gap is below what the
+// smoothing adds to the hinge's.
 // The hot step comes first because with several CoCoA+ workers it moves the
 // global w (every worker's v alike) before the round's local work, so that the
 // merge (local_change) sees only cold changes.
@@ -28,7 +28,10 @@
 // v = w(alpha)); objective_sums adds 0.5 ||w_H||^2 - 0.5 ||w_H(alpha)||^2 to the
 // dual sum (on the first rank only: the driver reduces the sums over ranks) so
 // that the combination is exactly P(v) - D(alpha). At the optimum w_H = w_H(alpha)
-// (the optimality conditions pair them), so the gap closes.
+// (the optimality conditions pair them), so the gap closes. alpha lags the hot
+// step by a pass, so the certificate also tries alpha^v, the dual point paired with
+// v's margins, and the segment between the two, and keeps the best dual certified
+// so far (certify below).
 #pragma once
 
 #include <algorithm>
@@ -93,7 +96,8 @@ struct ScheduleSettings {
   double initial_gamma = 1.0;     // the hinge's smoothing at the start
   double gamma_floor = 1e-6;
   double gamma_factor = 0.2;        // continuation: gamma *= this ...
-  double continuation_ratio = 1.0;  // ... when the smoothed gap is under this times the smoothing's part
+  double continuation_ratio = 1.0;
+  bool keep_best_dual = true;  // ... when the smoothed gap is under this times the smoothing's part
 };
 
 template <typename Ops>
@@ -102,10 +106,9 @@ class HybridBackend final : public RoundBackend {
   HybridBackend(Ops& ops, const SolverParameters& parameters, ScheduleSettings settings = {})
       : ops_(ops), parameters_(parameters), settings_(settings), gamma_(settings.initial_gamma) {
     hot_weights_ = ops_.hot_weights();
+    ops_.keep_alpha(0.0);  // the start: where the guard's remedy returns before any certificate
   }
 
-  // Whether a certificate was taken (then Ops::best_alpha holds its alpha).
-  bool certified() const { return has_best_; }
 
   const ScheduleCounts& counts() const {
     counts_.gamma = gamma_;
@@ -163,9 +166,18 @@ class HybridBackend final : public RoundBackend {
   }
   double squared_weight_norm() override { return ops_.squared_weight_norm(); }
   std::vector<double> copy_alpha() override { return ops_.copy_alpha(); }
-  // The divergence guard's remedy: half the rows in flight (the cold curvatures
-  // stay those of the larger R, an over-approximation, so still safe).
-  bool reduce_concurrency() override { return ops_.halve_rows_in_flight(); }
+  // The divergence guard's remedy (the driver's divergence_guard.h): half the rows
+  // in flight (the cold curvatures stay those of the larger R, an
+  // over-approximation, so still safe), and back to the alpha of the best
+  // certificate (the start before any) with v = w(alpha): a diverged point (not
+  // finite, or far past the optimum) is no place to go on from.
+  bool reduce_concurrency() override {
+    if (!ops_.halve_rows_in_flight()) return false;
+    ops_.restore_best_alpha();
+    hot_weights_ = ops_.hot_weights();
+    margins_current_ = false;
+    return true;
+  }
   std::string divergence_remedy() const override {
     return "train by the GPU Newton solver (solver='primal'; snap-train --gpu -s 0, 2 or 11) or on the CPU";
   }
@@ -254,7 +266,7 @@ class HybridBackend final : public RoundBackend {
         smoothed_dual = end_smoothed;
       }
     }
-    if (!has_best_ || dual > best_dual_) {
+    if (std::isfinite(dual) && (!has_best_ || dual > best_dual_)) {
       best_dual_ = dual;
       has_best_ = true;
       ops_.keep_alpha(theta);

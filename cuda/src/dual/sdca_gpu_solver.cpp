@@ -403,7 +403,7 @@ FitResult SdcaGpuSolver::fit(ChunkSource& source, Communicator& communicator, So
   Worker& first = *workers_.front();
   DeviceGuard guard(first.resources.device_id());
   state.weights = first.v.to_host(first.stream());
-  state.alpha = backend.certified() ? ops.best_alpha() : ops.copy_alpha();
+  state.alpha = ops.best_alpha();  // the best certificate's (hybrid_backend.h)
   return result;
 }
 

@@ -62,7 +62,7 @@ constexpr int resident_blocks_per_sm(int threads, int registers, int shared_byte
   return std::min(std::min(sm.blocks, by_threads), std::min(by_registers, by_shared));
 }
 
-// The threads per block of the row kernels (row_dots.cu, sdca_gpu.cu) for a mean row
+// The threads per block of the row kernels (row_dots.cu, cuda/src/dual/) for a mean row
 // length: the smallest of 32, 64, 128, 256 that covers it, so short rows do not
 // leave most threads idle.
 constexpr int row_block_size(double mean_row_nnz) {
@@ -74,21 +74,21 @@ constexpr int row_block_size(double mean_row_nnz) {
 // H100 SXM and H200 both have 132 SMs.
 constexpr int kHopperSms = 132;
 
-// The epoch kernel's usage per block size, from the compiled code for sm_90
+// The cold pass kernel's usage per block size, from the compiled code for sm_90
 // (CUDA 13.0; cuobjdump is not installed here, so ptxas's report):
 //   (cd build/cuda; nvcc --options-file CMakeFiles/snapml_cuda.dir/includes_CUDA.rsp -O3
-//    --generate-code=arch=compute_90,code=sm_90 -std=c++17 -Xptxas -v -c ../../cuda/src/dual/sdca_gpu.cu)
-// Registers per thread, the largest over the four losses (the logistic's Newton
-// loop; 64 for every loss with 32-thread blocks), and static shared memory per
-// block. The device itself asks cudaOccupancyMaxActiveBlocksPerMultiprocessor;
-// these numbers let the host model and CI use the device's R without one.
-// Re-read them when the kernel changes.
+//    --generate-code=arch=compute_90,code=sm_90 -std=c++17 -Xptxas -v -c ../../cuda/src/dual/cold_pass.cu)
+// Registers per thread, the largest over the losses (the logistic's Newton loop;
+// 64 for every loss with 32-thread blocks), and static shared memory per block.
+// The device itself asks cudaOccupancyMaxActiveBlocksPerMultiprocessor
+// (cold_pass_rows_in_flight); these numbers let CI know the device's R without
+// one. Re-read them when the kernel changes.
 struct KernelUsage {
   int threads;
   int registers;
   int shared_bytes;
 };
-constexpr KernelUsage kEpochKernelUsage[] = {{32, 64, 8}, {64, 48, 24}, {128, 48, 40}, {256, 48, 72}};
+constexpr KernelUsage kEpochKernelUsage[] = {{32, 64, 16}, {64, 56, 24}, {128, 56, 40}, {256, 58, 72}};
 
 // R for a block size on a Hopper device shared by `workers` CoCoA+ workers (each
 // gets its share, so every worker's grid is resident at once and may barrier).
@@ -153,6 +153,18 @@ SNAPML_HOST_DEVICE SNAPML_INLINE double cold_curvature(const CsrView& x, std::in
 }
 
 // ---- the hot columns --------------------------------------------------------------
+
+// Where the hot columns carry at least this share of sum_i ||x_i||^2 (with b^2 each
+// row), a smooth loss is better served by the primal Newton solver: on a9a and w8a
+// (shares 0.999 to 1.000 at R = 4,224) it took 5 to 26 passes over the rows to the
+// tolerance where this schedule took 79 to 172; at shares of 0.95 to 0.96 (the
+// Criteo sample, news20, a click log) neither wins throughout (docs/gpu.md, "Which
+// problems the Newton solver serves better"). The hinge has no Newton solver.
+constexpr double kNewtonHotShare = 0.99;
+
+inline bool newton_serves_better(double hot_share, bool smooth_loss) {
+  return smooth_loss && hot_share >= kNewtonHotShare;
+}
 
 // The hot columns of a problem, built chunk by chunk (add), then numbered (slots):
 // the intercept, when there is one, takes slot 0 (its column index is n_features),
