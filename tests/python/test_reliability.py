@@ -53,3 +53,54 @@ def test_control_bytes_in_a_file_reach_the_message_escaped(tmp_path):
     with pytest.raises(ValueError) as raised:
         load_svmlight_file(str(path))
     assert r"'\x1b[31mred\x00tail'" in str(raised.value)
+
+
+def test_every_save_writes_through_a_link_and_keeps_it(tmp_path):
+    # Issue 36, case 0: the temporary file was renamed over the link, which
+    # became a regular file (as root, /dev/stdout did: standard output broke for
+    # every program on the machine). Links of our own stand for /dev/stdout.
+    import os
+
+    from snap_ml.datasets import dump, dump_svmlight_file
+
+    X, y = make_classification(n_samples=200, n_features=5, random_state=0)
+    (tmp_path / "real").mkdir()
+    names = {"model": "real/model", "text": "real/data.svm",
+             "binary": "real/data.snap", "checkpoint": "real/ck"}
+    for name, target in names.items():
+        os.symlink(target, tmp_path / name)
+    estimator = LogisticRegression(n_jobs=1).fit(X, y, checkpoint=tmp_path / "checkpoint", checkpoint_interval=0)
+    estimator.save_model(tmp_path / "model")
+    dump_svmlight_file(X, y, str(tmp_path / "text"))
+    dump(X, y, str(tmp_path / "binary"))
+    for name, target in names.items():
+        assert os.readlink(tmp_path / name) == target, name
+    # The finished checkpoint is removed at its target; the link stays.
+    assert sorted(os.listdir(tmp_path / "real")) == ["data.snap", "data.svm", "model"]
+
+    # A link to this process's descriptor (/dev/stdout's shape) writes through it,
+    # after what the descriptor's file already holds.
+    out = tmp_path / "out.txt"
+    fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    try:
+        os.write(fd, b"first\n")
+        os.symlink(f"/proc/self/fd/{fd}", tmp_path / "stdout")
+        estimator.save_model(tmp_path / "stdout")
+    finally:
+        os.close(fd)
+    assert os.readlink(tmp_path / "stdout") == f"/proc/self/fd/{fd}"
+    assert out.read_text() == "first\n" + (tmp_path / "real" / "model").read_text()
+
+
+def test_a_finished_fit_removes_what_a_killed_checkpoint_save_left(tmp_path):
+    # A save killed before its rename leaves CHECKPOINT.tmp-HOST-PID-XXXXXX. A
+    # resumed fit that finished before its next save kept it for good.
+    import os
+    import socket
+
+    X, y = make_classification(n_samples=200, n_features=5, random_state=0)
+    host = socket.gethostname().replace("/", "_").replace("-", "_")
+    stale = tmp_path / f"ck.tmp-{host}-2147483647-abcdef"  # pid 2^31 - 1: above any pid_max, gone
+    stale.write_text("partial")
+    LogisticRegression(n_jobs=1).fit(X, y, checkpoint=tmp_path / "ck", checkpoint_interval=3600)
+    assert os.listdir(tmp_path) == []

@@ -10,10 +10,14 @@
 // could remove its own (SIGKILL) leaves it behind, and the next AtomicFile of the
 // same target removes those of this host whose process no longer exists.
 //
-// A target that exists and is not a regular file (/dev/stdout, /dev/null, a FIFO)
-// is written in place instead: renaming over it would replace the device node
-// itself, which as root breaks it for every program on the machine. There is no
-// partial-file hazard to guard against for a stream.
+// The path may be a link: the write lands where the links lead (output_path.h),
+// and a link is never replaced. A regular file at the end (or none yet) is
+// replaced atomically as above, the temporary file in the directory of that
+// file; an existing file keeps its permissions. This process's descriptor
+// (/dev/stdout, /proc/self/fd/N) is written through a duplicate of it, and a
+// device, FIFO or socket in place: renaming over them would replace the node or
+// the link itself, which as root broke /dev/stdout for every program on the
+// machine. There is no partial-file hazard to guard against for a stream.
 #pragma once
 
 #include <cstddef>
@@ -38,11 +42,17 @@ class AtomicFile {
   void commit();
   const std::string& target() const { return target_; }
 
+  // Removes the temporary files that killed writers of `target` left beside the
+  // file it leads to (the cleanup every write does first), for a target that
+  // will not be written again: a checkpoint removed after its fit.
+  static void remove_leftovers(const std::string& target);
+
  private:
-  std::string target_;
+  std::string target_;    // as given
+  std::string resolved_;  // the file the temporary file is renamed over (links resolved)
   std::string temporary_;
   std::FILE* file_ = nullptr;
-  bool in_place_ = false;  // a device or pipe, written directly
+  bool in_place_ = false;  // a descriptor, device or pipe, written directly
   bool committed_ = false;
 };
 

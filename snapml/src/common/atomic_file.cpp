@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "snapml/error.h"
+#include "snapml/output_path.h"
 
 namespace snapml {
 
@@ -56,23 +57,56 @@ void remove_stale_temporaries(const std::string& target, const std::string& host
     std::filesystem::remove(entry.path(), error);
   }
 }
+
+
+// The target's name in messages: as given, and where its links lead when elsewhere.
+std::string named(const std::string& given, const std::string& resolved) {
+  return resolved == given ? given : given + " (-> " + resolved + ")";
+}
+
 }  // namespace
 
+void AtomicFile::remove_leftovers(const std::string& target) {
+  const OutputTarget where = resolve_output(target);
+  if (where.kind == OutputTarget::Kind::File) remove_stale_temporaries(where.path, host_name());
+}
+
 AtomicFile::AtomicFile(std::string target_path) : target_(std::move(target_path)) {
-  struct stat status {};
-  if (::stat(target_.c_str(), &status) == 0 && !S_ISREG(status.st_mode)) {
-    file_ = std::fopen(target_.c_str(), "wb");
-    if (!file_) throw IoError("cannot open " + target_ + " for writing: " + errno_message());
-    in_place_ = true;
-    return;
+  const OutputTarget where = resolve_output(target_);
+  resolved_ = where.path;
+  switch (where.kind) {
+    case OutputTarget::Kind::Directory:
+      throw IoError("cannot write " + named(target_, resolved_) + ": it is a directory");
+    case OutputTarget::Kind::Descriptor: {
+      // What this process has already printed to the same descriptor goes first.
+      std::fflush(nullptr);
+      const int copy = ::fcntl(where.descriptor, F_DUPFD_CLOEXEC, 0);
+      if (copy >= 0) file_ = ::fdopen(copy, "wb");  // "w" does not truncate through fdopen
+      if (!file_) {
+        const std::string reason = errno_message();
+        if (copy >= 0) ::close(copy);
+        throw IoError("cannot write " + target_ + " (descriptor " + std::to_string(where.descriptor) +
+                      "): " + reason);
+      }
+      in_place_ = true;
+      return;
+    }
+    case OutputTarget::Kind::Stream:
+      file_ = std::fopen(resolved_.c_str(), "wb");
+      if (!file_) throw IoError("cannot open " + named(target_, resolved_) + " for writing: " + errno_message());
+      in_place_ = true;
+      return;
+    case OutputTarget::Kind::File:
+      break;
   }
   const std::string host = host_name();
-  remove_stale_temporaries(target_, host);
-  std::string pattern = temporary_prefix(target_, host, static_cast<long>(::getpid())) + "XXXXXX";
+  remove_stale_temporaries(resolved_, host);
+  std::string pattern = temporary_prefix(resolved_, host, static_cast<long>(::getpid())) + "XXXXXX";
   std::vector<char> name(pattern.begin(), pattern.end());
   name.push_back('\0');
   int fd = mkstemp(name.data());
-  if (fd < 0) throw IoError("cannot create a temporary file beside " + target_ + ": " + errno_message());
+  if (fd < 0)
+    throw IoError("cannot create a temporary file beside " + named(target_, resolved_) + ": " + errno_message());
   temporary_ = name.data();
   file_ = fdopen(fd, "wb");
   if (!file_) {
@@ -106,14 +140,22 @@ void AtomicFile::commit() {
   int closed = std::fclose(file_);
   file_ = nullptr;
   if (closed != 0) throw IoError("cannot close " + target_ + ": " + errno_message());
-  // mkstemp creates 0600; give the file the permissions a plain fopen would.
-  mode_t mask = ::umask(0);
-  ::umask(mask);
-  ::chmod(temporary_.c_str(), 0666 & ~mask);
-  if (std::rename(temporary_.c_str(), target_.c_str()) != 0)
-    throw IoError("cannot rename " + temporary_ + " to " + target_ + ": " + errno_message());
+  // mkstemp creates 0600: an existing file keeps its permissions, a new one
+  // gets those a plain fopen would give it.
+  struct stat existing {};
+  mode_t mode = 0;
+  if (::stat(resolved_.c_str(), &existing) == 0) {
+    mode = existing.st_mode & 07777;
+  } else {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode = 0666 & ~mask;
+  }
+  ::chmod(temporary_.c_str(), mode);
+  if (std::rename(temporary_.c_str(), resolved_.c_str()) != 0)
+    throw IoError("cannot rename " + temporary_ + " to " + named(target_, resolved_) + ": " + errno_message());
   committed_ = true;
-  int dir = ::open(directory_of(target_).c_str(), O_RDONLY | O_DIRECTORY);
+  int dir = ::open(directory_of(resolved_).c_str(), O_RDONLY | O_DIRECTORY);
   if (dir >= 0) {
     ::fsync(dir);
     ::close(dir);

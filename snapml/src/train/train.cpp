@@ -11,10 +11,12 @@
 #include <thread>
 
 #include "../common/omp_threads.h"
+#include "snapml/atomic_file.h"
 #include "snapml/checkpoint.h"
 #include "snapml/error.h"
 #include "snapml/feature_memory.h"
 #include "snapml/impl/rank_agreement.h"
+#include "snapml/output_path.h"
 #include "snapml/solver_factory.h"
 
 namespace snapml {
@@ -378,8 +380,16 @@ std::unique_ptr<TrainCheckpoint> open_checkpoint(ChunkSource& source, Communicat
 
 void remove_checkpoint(const TrainParameters& parameters, const Communicator& communicator) {
   if (parameters.checkpoint.empty()) return;
+  const std::string path = checkpoint_path(parameters.checkpoint, communicator.rank(), communicator.size());
+  // The file the saves wrote, where the path's links lead (output_path.h): a
+  // link given as the checkpoint stays; only a regular file is ever removed.
+  const OutputTarget where = resolve_output(path);
+  if (where.kind != OutputTarget::Kind::File) return;
   std::error_code ignored;  // already gone is fine
-  std::filesystem::remove(checkpoint_path(parameters.checkpoint, communicator.rank(), communicator.size()), ignored);
+  std::filesystem::remove(where.path, ignored);
+  // A save killed before its rename left its temporary file: no later save of
+  // this checkpoint will remove it.
+  AtomicFile::remove_leftovers(path);
 }
 
 TrainResult train(ChunkSource& source, Communicator& communicator, const TrainParameters& given) {

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Where the tools write (issue 36, docs/reliability.md "Outputs"): through links,
+never replacing one.
+
+Usage: test_outputs.py --train PATH --predict PATH --convert PATH --data-dir DIR CASE
+
+Every link is made in the scratch directory: `ln -s /proc/self/fd/1 link` stands
+for /dev/stdout, which no test writes or replaces.
+"""
+import os
+import subprocess
+
+from test_snap_train import TOOLS, cases_in, check, expect_exit, main, ok, read_lines, snap, write
+
+DATA = "".join(f"{1 if i % 3 else -1} 1:{(i % 7) / 7:.3f} 2:{(i % 5) / 5:.3f} 3:{1 if i % 2 else 0}\n"
+               for i in range(60))
+
+
+def with_stdout_to(path, tool, *args, append=False):
+    """Runs a tool with its standard output redirected to `path`, as `> path` (or `>>`)."""
+    with open(path, "a" if append else "w") as out:
+        return subprocess.run([TOOLS[tool], *map(str, args)], stdout=out, stderr=subprocess.PIPE, text=True,
+                              timeout=120)
+
+
+def check_link(link, target):
+    check(os.path.islink(link), f"{link} is no longer a link")
+    check(os.readlink(link) == target, f"{link} now points to {os.readlink(link)}, not {target}")
+
+
+def case_links(data_dir, scratch):
+    """Case 0: a link as the output is written through; the link stays."""
+    data = write(os.path.join(scratch, "data.txt"), DATA)
+    model = os.path.join(scratch, "m")
+    ok(snap("train", "-q", "-n", "1", data, model))
+    reference = os.path.join(scratch, "reference.out")
+    ok(snap("predict", "-q", data, model, reference))
+    expected = read_lines(reference)
+
+    # /dev/stdout's shape: a link to this process's descriptor 1, standard output
+    # redirected to a file. Before: exit 0, out.txt empty, the link replaced by
+    # a regular file holding the predictions.
+    stdout = os.path.join(scratch, "stdout")
+    os.symlink("/proc/self/fd/1", stdout)
+    out = os.path.join(scratch, "out.txt")
+    result = with_stdout_to(out, "predict", "-q", data, model, stdout)
+    check(result.returncode == 0, f"exit {result.returncode}: {result.stderr}")
+    check_link(stdout, "/proc/self/fd/1")
+    check(read_lines(out) == expected, "the predictions did not reach the redirected standard output")
+    # `>>` appends after what the file held; without -q the accuracy line follows.
+    write(out, "first line\n")
+    result = with_stdout_to(out, "predict", data, model, stdout, append=True)
+    check(result.returncode == 0, f"exit {result.returncode}: {result.stderr}")
+    lines = read_lines(out)
+    check(lines[0] == "first line" and lines[1:-1] == expected and lines[-1].startswith("Accuracy = "),
+          f"appended output out of order: {lines[:2]} ... {lines[-2:]}")
+    # /dev/fd/1 alike; and into a pipe.
+    os.symlink("/dev/fd/1", os.path.join(scratch, "fd1"))
+    result = subprocess.run([TOOLS["predict"], "-q", data, model, os.path.join(scratch, "fd1")],
+                            capture_output=True, text=True, timeout=120)
+    check(result.returncode == 0 and result.stdout.splitlines() == expected, f"through a pipe: {result}")
+    check_link(os.path.join(scratch, "fd1"), "/dev/fd/1")
+
+    # Links to regular files (relative, chained, dangling): the target is
+    # replaced atomically in its own directory, the links stay.
+    os.mkdir(os.path.join(scratch, "real"))
+    for name, target in (("model.link", "real/model"), ("history.link", "real/history.csv"),
+                         ("predictions.link", "real/predictions"), ("data.link", "real/data.snap"),
+                         ("text.link", "real/text.svm"), ("ck.link", "real/ck")):
+        os.symlink(target, os.path.join(scratch, name))
+    os.symlink("model.link", os.path.join(scratch, "chain"))
+    link = lambda name: os.path.join(scratch, name)
+    ok(snap("train", "-q", "-n", "1", "--history", link("history.link"), "--checkpoint", link("ck.link"),
+            "--checkpoint-interval", "0", data, link("chain")))
+    for name, target in (("chain", "model.link"), ("model.link", "real/model"), ("history.link", "real/history.csv"),
+                         ("ck.link", "real/ck")):
+        check_link(link(name), target)
+    check(read_lines(os.path.join(scratch, "real", "model")) == read_lines(model), "the model did not reach the target")
+    check(read_lines(os.path.join(scratch, "real", "history.csv"))[0].startswith("problem,"), "no history")
+    # The finished checkpoint is removed where it was saved; the link stays.
+    check(not os.path.exists(os.path.join(scratch, "real", "ck")), "the finished checkpoint was kept")
+    ok(snap("predict", "-q", data, model, link("predictions.link")))
+    check(read_lines(os.path.join(scratch, "real", "predictions")) == expected, "predictions not at the target")
+    ok(snap("convert", data, link("data.link")))
+    ok(snap("convert", "--to", "svmlight", link("data.link"), link("text.link")))
+    for name in ("predictions.link", "data.link", "text.link"):
+        check(os.path.islink(link(name)), f"{name} was replaced")
+    check(len(read_lines(os.path.join(scratch, "real", "text.svm"))) == 60, "the converted text is incomplete")
+    # Nothing left beside the links or the targets.
+    check(sorted(os.listdir(os.path.join(scratch, "real"))) ==
+          ["data.snap", "history.csv", "model", "predictions", "text.svm"],
+          f"left in real/: {os.listdir(os.path.join(scratch, 'real'))}")
+
+
+if __name__ == "__main__":
+    main(cases_in(globals()))
