@@ -23,6 +23,7 @@
 #include "snap_file.h"
 #include "snapml/communicator.h"
 #include "snapml/error.h"
+#include "snapml/output_path.h"
 #include "snapml/penalty.h"
 #include "snapml/solver.h"
 #include "snapml/threads.h"
@@ -150,6 +151,9 @@ py::tuple train_any(const py::object& x, const std::string& loss, const std::str
   TrainResult result;
   if (py::isinstance<SnapFile>(x)) {
     const SnapFile& file = x.cast<const SnapFile&>();
+    // A checkpoint that is the training file would be read as one and then
+    // replaced (output_path.h); train() checks it against the other files.
+    if (!checkpoint.empty()) check_outputs({{"training file", file.layout().path}}, {{"checkpoint", checkpoint, true}});
     // L1 coordinate descent keeps a column-major copy of all the data, which a
     // file too large for the budget cannot have.
     require(!(file.plan().stream && parameters.penalty == Penalty::L1),

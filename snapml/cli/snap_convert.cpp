@@ -27,6 +27,7 @@
 #include "snapml/dataset.h"
 #include "snapml/datasets/format.h"
 #include "snapml/error.h"
+#include "snapml/output_path.h"
 
 namespace snapml::cli {
 namespace {
@@ -223,6 +224,7 @@ int snap_convert(int argc, char** argv) {
     return summarize(o);
   }
   require(!o.output.empty(), "missing OUTPUT (or pass --summary); run with --help for more information");
+  check_outputs({{"input", o.input}}, {{"output", o.output}});  // before reading (output_path.h)
   return convert(o);
 }
 

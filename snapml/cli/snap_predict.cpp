@@ -17,6 +17,7 @@
 #include "snapml/atomic_file.h"
 #include "snapml/error.h"
 #include "snapml/metrics.h"
+#include "snapml/output_path.h"
 #include "text_format.h"
 
 namespace snapml::cli {
@@ -114,6 +115,9 @@ int snap_predict(int argc, char** argv) {
   app.footer("Exit codes: 0 ok, 1 usage, 2 bad input, 3 I/O error. docs/cli.md has the details.");
   parse_command_line(app, argc, argv);
   o.threads = usable_threads("snap-predict", o.threads, o.quiet);
+  // Before reading: predictions written over the test data or the model lost
+  // them (output_path.h).
+  check_outputs({{"test file", o.test_file}, {"model file", o.model_file}}, {{"output file", o.output_file}});
 
   const ModelFile loaded = load_any_model(o.model_file);
   const Model& model = loaded.model;

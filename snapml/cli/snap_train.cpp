@@ -20,11 +20,11 @@
 #include "openmp_wait.h"
 #include "cross_validation.h"
 #include "input_files.h"
-#include "output_files.h"
 #include "snapml/communicator.h"
 #include "snapml/datasets/streamed_binary_source.h"
 #include "snapml/error.h"
 #include "snapml/metrics.h"
+#include "snapml/output_path.h"
 #include "snapml/train.h"
 #include "text_format.h"
 #include "train_options.h"
@@ -130,12 +130,13 @@ int snap_train(int argc, char** argv) {
   TrainOptions o = parse_train_options(argc, argv);
   const MemoryReport memory_report{o.report_memory};
   // Before any work, on every rank under mpirun too: an output that cannot be
-  // written fails now, not after the fit (output_files.h).
+  // written, or that is an input or another output, fails now, not after the fit
+  // (output_path.h).
   std::vector<NamedPath> inputs{{"training file", o.training_file}}, outputs;
   if (!o.test_file.empty()) inputs.push_back({"--test file", o.test_file});
   if (o.folds == 0) outputs.push_back({"model file", o.model_file});
   if (!o.history_file.empty()) outputs.push_back({"--history file", o.history_file});
-  if (!o.parameters.checkpoint.empty()) outputs.push_back({"--checkpoint file", o.parameters.checkpoint});
+  if (!o.parameters.checkpoint.empty()) outputs.push_back({"--checkpoint file", o.parameters.checkpoint, true});
   check_outputs(inputs, outputs);
 #if defined(SNAPML_WITH_MPI)
   // Under mpirun every process is one CoCoA+ rank (docs/distributed.md).

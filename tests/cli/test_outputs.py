@@ -92,5 +92,66 @@ def case_links(data_dir, scratch):
           f"left in real/: {os.listdir(os.path.join(scratch, 'real'))}")
 
 
+
+def unchanged(paths):
+    """The bytes of each path, to check after refused runs."""
+    contents = {}
+    for path in paths:
+        with open(path, "rb") as f:
+            contents[path] = f.read()
+    return contents
+
+
+def case_collisions(data_dir, scratch):
+    """Cases 1 and 2: an output that is an input or another output of the same run,
+    by any path (links, hard links, not yet existing), is refused before any work
+    (exit 1), for every tool."""
+    data = write(os.path.join(scratch, "data.txt"), DATA)
+    model = os.path.join(scratch, "m.model")
+    ok(snap("train", "-q", "-n", "1", data, model))
+    os.link(data, os.path.join(scratch, "hard.txt"))
+    os.symlink("m.model", os.path.join(scratch, "model.link"))
+    os.mkdir(os.path.join(scratch, "sub"))
+    os.symlink("..", os.path.join(scratch, "sub", "up"))
+    before = unchanged([data, model])
+    p = lambda name: os.path.join(scratch, name)
+
+    # Case 2: snap-predict's output over the test data or the model.
+    for test, model_path, output, fragment in (
+            (data, model, data, f"the output file {data} is the test file {data}"),
+            (data, model, model, f"the output file {model} is the model file {model}"),
+            (data, model, p("hard.txt"), "is the test file"),
+            (data, model, p("model.link"), "is the model file"),
+            (data, p("sub/up/m.model"), model, "is the model file")):
+        expect_exit(snap("predict", "-q", test, model_path, output), 1, fragment, "give another path")
+    # snap-convert's output over its input.
+    expect_exit(snap("convert", data, p("hard.txt")), 1, f"the output {p('hard.txt')} is the input {data}")
+    expect_exit(snap("convert", data, p("sub/up/data.txt")), 1, "is the input")
+    check(unchanged([data, model]) == before, "a refused run changed a file")
+
+    # Case 1: snap-train's outputs that do not exist yet, one of them the
+    # checkpoint: the model was written, then removed as the finished checkpoint.
+    new_model = p("new.model")
+    apart, another = "give them different paths", "give another path"
+    for args, fragment, fix in (
+            (["--checkpoint", new_model], f"the --checkpoint file {new_model} is the model file {new_model}", apart),
+            (["--history", p("h.csv"), "--checkpoint", p("h.csv")], "is the --history file", apart),
+            (["--history", p("sub/up/new.model")], "is the model file", apart),
+            (["--history", data], "is the training file", another),
+            (["--checkpoint", p("hard.txt")], "is the training file", another)):
+        expect_exit(snap("train", "-q", "-n", "1", *args, data, new_model), 1, fragment, fix)
+    check(not os.path.exists(new_model), "a refused run wrote the model")
+    check(unchanged([data, model]) == before, "a refused run changed a file")
+    # A checkpoint must be a regular file: it is read back and removed.
+    expect_exit(snap("train", "-q", "--checkpoint", "/dev/null", data, new_model), 1, "must be a regular file")
+    # Streams may be shared: the model and the history both to standard output.
+    result = subprocess.run([TOOLS["train"], "-q", "-n", "1", "--history", "/dev/stdout", data, "/dev/stdout"],
+                            capture_output=True, text=True, timeout=120)
+    check(result.returncode == 0 and "problem,class,epoch" in result.stdout and "snapml-model" in result.stdout,
+          f"two outputs to one pipe: {result}")
+    check(sorted(os.listdir(scratch)) == ["data.txt", "hard.txt", "m.model", "model.link", "sub"],
+          f"left behind: {os.listdir(scratch)}")
+
+
 if __name__ == "__main__":
     main(cases_in(globals()))

@@ -104,3 +104,34 @@ def test_a_finished_fit_removes_what_a_killed_checkpoint_save_left(tmp_path):
     stale.write_text("partial")
     LogisticRegression(n_jobs=1).fit(X, y, checkpoint=tmp_path / "ck", checkpoint_interval=3600)
     assert os.listdir(tmp_path) == []
+
+
+def test_a_checkpoint_that_is_the_training_file_or_no_file_is_refused_before_the_fit(tmp_path):
+    # Issue 36, cases 1 and 2 from Python: the checkpoint path is checked as the
+    # tools check theirs (snapml/output_path.h), before the fit. A directory gave
+    # a basic_filebuf error, a missing directory failed only at the first save
+    # (after an interval of training), the training file was read as a damaged
+    # checkpoint with the advice to remove it.
+    import os
+
+    from snap_ml.datasets import dump
+
+    X, y = make_classification(n_samples=200, n_features=5, random_state=0)
+    data = tmp_path / "data.snap"
+    dump(X, y, str(data))
+    before = data.read_bytes()
+    os.link(data, tmp_path / "hard.snap")
+    estimator = LogisticRegression(n_jobs=1)
+    for checkpoint in (data, tmp_path / "hard.snap"):
+        with pytest.raises(ValueError, match="the checkpoint .* is the training file .*: writing it would replace"):
+            estimator.fit(str(data), checkpoint=checkpoint)
+    assert data.read_bytes() == before
+    (tmp_path / "dir").mkdir()
+    with pytest.raises(OSError, match="it is a directory"):
+        estimator.fit(X, y, checkpoint=tmp_path / "dir")
+    with pytest.raises(OSError, match="missing"):
+        estimator.fit(X, y, checkpoint=tmp_path / "missing" / "ck")
+    os.mkfifo(tmp_path / "fifo")
+    with pytest.raises(ValueError, match="must be a regular file"):
+        estimator.fit(X, y, checkpoint=tmp_path / "fifo")
+    assert sorted(os.listdir(tmp_path)) == ["data.snap", "dir", "fifo", "hard.snap"]

@@ -1,4 +1,4 @@
-// Where a write to a path lands.
+// Where a write to a path lands, and which outputs of one job may not meet.
 //
 // A path given as an output may be a symbolic link (`/dev/stdout` is one, to
 // /proc/self/fd/1), a device, a pipe or a regular file. resolve_output follows
@@ -44,5 +44,31 @@ struct OutputTarget {
 // Follows `path`'s links (at most 40, as the kernel) to the target a write lands
 // on. Throws IoError for a link loop. A missing directory is found by the write.
 OutputTarget resolve_output(const std::string& path);
+
+// The same identity for a file that is read (an input): its device and inode
+// after links, or `exists` false.
+OutputTarget resolve_input(const std::string& path);
+
+struct NamedPath {
+  std::string role;  // "model file", "--history file", "training file", ...
+  std::string path;
+  // An output that must be a regular file (a checkpoint: it is read back and
+  // removed): a device, pipe or descriptor is refused.
+  bool file_only = false;
+};
+
+// The one rule every tool and the Python package apply to the files of one job,
+// before any work. Throws:
+//  - InvalidArgument (exit 1) when an output is the same file as an input or as
+//    another output: the same device and inode after links (hard links too), or
+//    for files not yet created the same directory and name. Writing it would
+//    replace the data, or the second output would replace the first (a model
+//    named as the --checkpoint was written, then removed as the finished
+//    checkpoint). Streams (a terminal, a pipe) are not files and may be shared;
+//  - InvalidArgument when a `file_only` output is not a regular file;
+//  - IoError (exit 3) when an output cannot be created: a directory, a missing
+//    or unwritable directory. Each file output is probed by creating and removing
+//    its temporary file beside its target (atomic_file.h), as the write will.
+void check_outputs(const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& outputs);
 
 }  // namespace snapml

@@ -135,4 +135,66 @@ OutputTarget resolve_output(const std::string& given) {
   }
 }
 
+OutputTarget resolve_input(const std::string& path) {
+  OutputTarget target;
+  target.path = path;
+  struct stat status {};
+  target.exists = ::stat(path.c_str(), &status) == 0;
+  if (target.exists) {
+    set_identity(target, status);
+    target.kind = S_ISREG(status.st_mode)   ? OutputTarget::Kind::File
+                  : S_ISDIR(status.st_mode) ? OutputTarget::Kind::Directory
+                                            : OutputTarget::Kind::Stream;
+  }
+  return target;
+}
+
+}  // namespace snapml
+
+namespace snapml {
+namespace {
+
+bool same_file(const OutputTarget& a, const OutputTarget& b) {
+  // A file not yet created in a missing directory has no identity (inode 0).
+  return a.inode != 0 && a.device == b.device && a.inode == b.inode && a.name == b.name;
+}
+
+// Only files are compared: a terminal or a pipe shared by two outputs (or an
+// input and an output) loses nothing.
+bool is_file(const OutputTarget& target) { return target.kind == OutputTarget::Kind::File; }
+
+}  // namespace
+
+void check_outputs(const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& outputs) {
+  std::vector<OutputTarget> resolved;
+  for (const NamedPath& output : outputs) resolved.push_back(resolve_output(output.path));
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const NamedPath& output = outputs[i];
+    const OutputTarget& target = resolved[i];
+    if (!is_file(target)) continue;
+    for (const NamedPath& input : inputs) {
+      const OutputTarget read = resolve_input(input.path);
+      require(!(read.exists && is_file(read) && same_file(target, read)),
+              "the " + output.role + " " + output.path + " is the " + input.role + " " + input.path +
+                  ": writing it would replace the " + input.role + "; give another path");
+    }
+    for (std::size_t k = 0; k < i; ++k)
+      require(!(is_file(resolved[k]) && same_file(target, resolved[k])),
+              "the " + output.role + " " + output.path + " is the " + outputs[k].role + " " + outputs[k].path +
+                  "; give them different paths");
+  }
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const NamedPath& output = outputs[i];
+    const OutputTarget& target = resolved[i];
+    if (target.kind == OutputTarget::Kind::Directory)
+      throw IoError("cannot write the " + output.role + " " + output.path + ": it is a directory");
+    require(!output.file_only || target.kind == OutputTarget::Kind::File,
+            "the " + output.role + " " + output.path + " must be a regular file (it is read back and removed), "
+            "not a device, pipe or descriptor");
+    // A descriptor, device or FIFO is written in place (a FIFO's open would wait
+    // for a reader): not probed.
+    if (target.kind == OutputTarget::Kind::File) AtomicFile probe(output.path);  // throws IoError; removed unwritten
+  }
+}
+
 }  // namespace snapml

@@ -356,6 +356,9 @@ std::unique_ptr<TrainCheckpoint> open_checkpoint(ChunkSource& source, Communicat
               " ranks); train in one process to checkpoint, or without a checkpoint");
   require(std::isfinite(p.checkpoint_interval) && p.checkpoint_interval >= 0.0,
           [&] { return "checkpoint_interval must be >= 0 seconds, got " + number_text(p.checkpoint_interval); });
+  // A regular file in a directory that exists, found now rather than at the
+  // first save (output_path.h; the tools also check it against their inputs).
+  check_outputs({}, {{"checkpoint", checkpoint_path(p.checkpoint, communicator.rank(), communicator.size()), true}});
   auto checkpoint = std::make_unique<TrainCheckpoint>(
       checkpoint_path(p.checkpoint, communicator.rank(), communicator.size()), p.checkpoint_interval,
       checkpoint_fingerprint(source, communicator, p, problems.size()), problems.size());
