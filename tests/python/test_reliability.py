@@ -135,3 +135,15 @@ def test_a_checkpoint_that_is_the_training_file_or_no_file_is_refused_before_the
     with pytest.raises(ValueError, match="must be a regular file"):
         estimator.fit(X, y, checkpoint=tmp_path / "fifo")
     assert sorted(os.listdir(tmp_path)) == ["data.snap", "dir", "fifo", "hard.snap"]
+
+
+@pytest.mark.parametrize("solver", ["lbfgs", "dual"])
+def test_a_warm_start_with_a_nan_coefficient_is_refused(solver):
+    # Issue 36, case 7: the refit returned a NaN model (n_iter_ 0, every
+    # prediction one class; with solver="dual" every coefficient NaN) with only a
+    # ConvergenceWarning.
+    X, y = make_classification(n_samples=200, n_features=5, random_state=0)
+    estimator = LogisticRegression(n_jobs=1, solver=solver, warm_start=True).fit(X, y)
+    estimator.coef_[0, 0] = np.nan
+    with pytest.raises(ValueError, match=r"warm start: coefficient \[0, 0\] is nan"):
+        estimator.fit(X, y)

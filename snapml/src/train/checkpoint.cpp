@@ -16,7 +16,9 @@ namespace snapml {
 namespace {
 
 constexpr char kMagic[8] = {'S', 'N', 'A', 'P', 'M', 'L', 'C', 'K'};
-constexpr std::uint32_t kVersion = 1;
+// 2: the rows' checksum sums row by row (rank_agreement.h), the same for any
+// chunking; a version 1 file's checksum would read as other data.
+constexpr std::uint32_t kVersion = 2;
 
 template <typename T>
 void put(std::string& out, const T& value) {

@@ -97,12 +97,19 @@ void check_rows_differ(ChunkSource& source, Communicator& communicator) {
 
 std::uint64_t rows_checksum(ChunkSource& source) {
   Checksum64 sum;
+  // Row by row, so that the same rows cut into other chunks sum alike: a .snap
+  // file re-chunked (as docs/out-of-core.md advises) resumes its checkpoint.
   auto add = [&sum](const CsrView& x) {
-    sum.add(x.row_offsets, sizeof(std::int64_t) * static_cast<std::size_t>(x.n_rows + 1));
-    sum.add(x.col_indices, sizeof(std::int32_t) * static_cast<std::size_t>(x.nnz()));
-    sum.add(x.values, sizeof(float) * static_cast<std::size_t>(x.nnz()));
-    sum.add(x.labels, sizeof(double) * static_cast<std::size_t>(x.n_rows));
-    if (x.weights) sum.add(x.weights, sizeof(float) * static_cast<std::size_t>(x.n_rows));
+    for (std::int64_t r = 0; r < x.n_rows; ++r) {
+      const std::int64_t begin = x.row_offsets[r];
+      const auto count = static_cast<std::size_t>(x.row_offsets[r + 1] - begin);
+      double head[3] = {x.labels[r], x.weights ? static_cast<double>(x.weights[r]) : 1.0, 0.0};
+      const auto length = static_cast<std::uint64_t>(count);
+      std::memcpy(&head[2], &length, sizeof length);
+      sum.add(head, sizeof head);
+      sum.add(x.col_indices + begin, sizeof(std::int32_t) * count);
+      sum.add(x.values + begin, sizeof(float) * count);
+    }
   };
   if (source.resident()) {
     for (std::size_t c = 0; c < source.n_chunks(); ++c) add(source.chunk(c));

@@ -188,6 +188,20 @@ void apply_warm_start(const Model& start, const LabelSummary& summary, const Tra
           "warm start: the model has " + std::to_string(start.n_features) +
               " features, more than the data's " + std::to_string(summary.n_features));
   start.check();
+  // A NaN or infinity would start every problem there: the dual solvers'
+  // start alpha(w) and the Newton solver's iterates turn NaN, and a NaN model
+  // came back with only a convergence warning.
+  for (std::size_t i = 0; i < start.coef.size(); ++i)
+    require(std::isfinite(start.coef[i]), [&] {
+      const auto width = static_cast<std::size_t>(std::max(start.n_features, 1));
+      return "warm start: coefficient [" + std::to_string(i / width) + ", " + std::to_string(i % width) + "] is " +
+             number_text(start.coef[i]) + "; a warm start needs finite coefficients (fit afresh)";
+    });
+  for (std::size_t r = 0; r < start.intercept.size(); ++r)
+    require(std::isfinite(start.intercept[r]), [&] {
+      return "warm start: intercept [" + std::to_string(r) + "] is " + number_text(start.intercept[r]) +
+             "; a warm start needs finite coefficients (fit afresh)";
+    });
   const double scaling = p.fit_intercept ? p.intercept_scaling : 0.0;
   // A problem holds one model row, or all of them (the multinomial loss).
   const std::size_t rows_each = static_cast<std::size_t>(start.n_outputs()) / problems.size();
@@ -274,6 +288,12 @@ void fit_problem(Problem& problem, ChunkSource& source, Communicator& communicat
   }
   auto solver = session.make(problem.parameters);
   fit = solver->fit(source, communicator, problem.state);
+  // No fit returns a model it cannot certify: a fit with no certificate (a
+  // resumed one left no epoch to run) would report a gap of 0 for weights
+  // nothing checked. open_checkpoint refuses the one known way there.
+  if (fit.history.empty())
+    throw Error("problem " + std::to_string(k) + " returned without a certificate after " +
+                std::to_string(fit.epochs) + " epochs; no model is written");
   if (checkpoint) checkpoint->finished(k, fit, problem.state.weights);
   // The model needs the weights only; dropping each problem's dual variables
   // keeps one-vs-rest at one problem's per-row state (an out-of-core budget).
@@ -366,6 +386,15 @@ std::unique_ptr<TrainCheckpoint> open_checkpoint(ChunkSource& source, Communicat
   for (std::size_t k = 0; k < problems.size(); ++k) {
     const ProblemCheckpoint& saved = checkpoint->problem(k);
     resumed_epochs[k] = saved.epochs;
+    // max_iter counts the epochs before the interruption too: a budget they
+    // have used up leaves nothing to run and nothing to certify the saved state
+    // with (it returned weights no gap had checked, and a gap of 0).
+    require(saved.status != ProblemCheckpoint::Status::Running || saved.epochs < p.max_iter, [&] {
+      return "the checkpoint " + checkpoint->path() + " has done " + std::to_string(saved.epochs) +
+             " epochs of problem " + std::to_string(k) + " and max_iter (--max-iter) " + std::to_string(p.max_iter) +
+             " (which counts them) leaves none to run: raise max_iter above " + std::to_string(saved.epochs) +
+             " to resume, or remove the checkpoint to start afresh";
+    });
     if (saved.status == ProblemCheckpoint::Status::Running) {
       problems[k].parameters.first_epoch = saved.epochs;
       problems[k].state = saved.state;  // a warm start from alpha (or the Newton solver's weights)

@@ -57,7 +57,8 @@ class Checksum64 {
 
 
 // The checksum of a source's rows (labels, weights, structure and values), never
-// 0; a streamed source is read once for it (reset() and next()).
+// 0, the same however the rows are cut into chunks; a streamed source is read
+// once for it (reset() and next()).
 std::uint64_t rows_checksum(ChunkSource& source);
 
 // Throws InvalidArgument on every rank when the ranks' fit-defining parameters
