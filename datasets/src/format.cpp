@@ -46,7 +46,7 @@ OpenedData open(InputFile input, const OpenOptions& options) {
     }
     case DataFormat::Svmlight:
     case DataFormat::Auto:  // sniff_format never returns Auto
-      opened.dataset = read_svmlight(std::move(input), options.svmlight);
+      opened.dataset = read_svmlight(std::move(input), options.svmlight, &opened.index_base);
       break;
   }
   return opened;

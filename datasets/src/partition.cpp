@@ -126,7 +126,8 @@ bool has_index_zero(const char* data, std::size_t size) {
 }
 
 Dataset parse_svmlight_partition(const char* data, std::size_t size, const std::string& name,
-                                 Communicator& communicator, const SvmlightOptions& options, bool compressed) {
+                                 Communicator& communicator, const SvmlightOptions& options, bool compressed,
+                                 IndexBase* base_read) {
   check_communicator(communicator);
   require(options.chunk_rows > 0,
           "SvmlightOptions.chunk_rows must be positive, got " + std::to_string(options.chunk_rows));
@@ -141,6 +142,7 @@ Dataset parse_svmlight_partition(const char* data, std::size_t size, const std::
     saw_zero = has_index_zero(data + range.begin, range.end - range.begin) ? 1 : 0;
   communicator.allreduce_max(&saw_zero, 1);
   if (options.index_base == IndexBase::Auto) local_options.index_base = saw_zero ? IndexBase::Zero : IndexBase::One;
+  if (base_read) *base_read = local_options.index_base;
 
   // 2. This rank's rows.
   Dataset local;
@@ -158,14 +160,17 @@ Dataset parse_svmlight_partition(const char* data, std::size_t size, const std::
   return local;
 }
 
-Dataset read_svmlight_partition(const std::string& path, Communicator& communicator, const SvmlightOptions& options) {
-  return read_svmlight_partition(InputFile(path), communicator, options);
+Dataset read_svmlight_partition(const std::string& path, Communicator& communicator, const SvmlightOptions& options,
+                                IndexBase* base_read) {
+  return read_svmlight_partition(InputFile(path), communicator, options, base_read);
 }
 
-Dataset read_svmlight_partition(InputFile input, Communicator& communicator, const SvmlightOptions& options) {
+Dataset read_svmlight_partition(InputFile input, Communicator& communicator, const SvmlightOptions& options,
+                                IndexBase* base_read) {
   const std::string path = input.path();
   const detail::TextInput text(std::move(input));
-  return parse_svmlight_partition(text.data(), text.size(), path, communicator, options, text.compressed());
+  return parse_svmlight_partition(text.data(), text.size(), path, communicator, options, text.compressed(),
+                                  base_read);
 }
 
 namespace {

@@ -48,7 +48,7 @@ LineRules make_rules(const SvmlightOptions& options) {
 }  // namespace
 
 Dataset parse_svmlight(const char* data, std::size_t size, const std::string& name,
-                       const SvmlightOptions& options) {
+                       const SvmlightOptions& options, IndexBase* base_read) {
   require(options.n_features >= 0,
           "SvmlightOptions.n_features must be 0 (from the data) or positive, got " +
               std::to_string(options.n_features));
@@ -77,20 +77,21 @@ Dataset parse_svmlight(const char* data, std::size_t size, const std::string& na
     throw InputError(name, 0, 0, "no examples: the input is empty or holds only blank and comment lines");
 
   const std::int32_t shift = one_based ? 1 : 0;
+  if (base_read) *base_read = one_based ? IndexBase::One : IndexBase::Zero;
   const auto n_features = static_cast<std::int32_t>(
       options.n_features > 0 ? options.n_features : std::max<std::int64_t>(max_index - shift + 1, 0));
 
   return Dataset(detail::fill_chunks(ranges, range_first_row, options.chunk_rows, threads, shift), n_features);
 }
 
-Dataset read_svmlight(const std::string& path, const SvmlightOptions& options) {
-  return read_svmlight(InputFile(path), options);
+Dataset read_svmlight(const std::string& path, const SvmlightOptions& options, IndexBase* base_read) {
+  return read_svmlight(InputFile(path), options, base_read);
 }
 
-Dataset read_svmlight(InputFile input, const SvmlightOptions& options) {
+Dataset read_svmlight(InputFile input, const SvmlightOptions& options, IndexBase* base_read) {
   const std::string path = input.path();
   const detail::TextInput text(std::move(input));
-  return parse_svmlight(text.data(), text.size(), path, options);
+  return parse_svmlight(text.data(), text.size(), path, options, base_read);
 }
 
 }  // namespace snapml::datasets

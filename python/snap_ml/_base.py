@@ -43,6 +43,10 @@ def requires_y(estimator):
     )
 
 
+# The most epochs a fit may run: the core's int (snapml/solver.h, max_epochs).
+_MAX_ITER = 2**31 - 1
+
+
 class SnapLinearModel(BaseEstimator):
     """Base of the snap_ml estimators; not meant to be used directly."""
 
@@ -66,6 +70,10 @@ class SnapLinearModel(BaseEstimator):
         tol = self._tol()
         max_iter = self._max_iter()
         check_positive("max_iter", max_iter, integer=True)
+        if max_iter > _MAX_ITER:
+            # The core counts epochs in an int: pybind11 refused 10**12 with
+            # "incompatible function arguments" (issue 36, case 12).
+            raise ValueError(f"max_iter must be an integer in [1, {_MAX_ITER}], got {max_iter!r}")
         if self.fit_intercept not in (True, False):
             raise ValueError(f"fit_intercept must be True or False, got {self.fit_intercept!r}")
         intercept_scaling = getattr(self, "intercept_scaling", 1.0)

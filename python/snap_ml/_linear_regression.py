@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.base import RegressorMixin
 from sklearn.metrics import r2_score
 
-from . import _distributed
+from . import _core, _distributed
 from ._base import SnapLinearModel, requires_y
 from ._params import check_penalty, checkpoint_arguments, resolve_C
 from ._snap_file import is_path
@@ -24,6 +24,8 @@ _RIDGE_SOLVERS = ("auto", "svd", "cholesky", "lsqr", "sparse_cg", "sag", "saga",
 # scikit-learn's on the same float32 values). Smaller values gain nothing.
 _DIRECT_TOL = 1e-10
 _DIRECT_SOLVERS = ("auto", "svd", "cholesky")
+# The smallest alpha > 0: C = 1 / (2 alpha) at most the core's largest cost.
+_MIN_ALPHA = 1.0 / (2.0 * _core.MAX_COST)
 
 
 def _check_flags(copy_X, positive):
@@ -365,6 +367,14 @@ class Ridge(_SquaredLossRegressor):
             raise ValueError(
                 f"alpha must be a finite number >= 0 (one target: snap_ml's Ridge fits a single "
                 f"output), got {alpha!r}"
+            )
+        if 0 < alpha < _MIN_ALPHA:
+            # C = 1 / (2 alpha) would pass the core's largest cost, and its error
+            # named a C the user never set (issue 36).
+            raise ValueError(
+                f"alpha must be 0 (least squares) or at least {_MIN_ALPHA:g}, got {alpha!r}: a smaller alpha is "
+                f"C = 1/(2 alpha) above {_core.MAX_COST:g}, past which the fit's arithmetic overflows, and "
+                "regularises less than double precision can tell from none: use alpha=0"
             )
         return problem("none" if alpha == 0 else "l2", "primal", False)
 

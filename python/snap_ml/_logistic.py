@@ -1,6 +1,8 @@
 """Logistic regression: scikit-learn's LogisticRegression, trained by the primal
 Newton solver or dual coordinate ascent (docs/python.md has the table)."""
 
+import numbers
+
 import numpy as np
 from scipy.special import expit, softmax
 
@@ -163,6 +165,12 @@ class LogisticRegression(SnapClassifier):
         self.distributed = distributed
 
     def _problem(self, use_gpu):
+        # Checked whatever the penalty, as scikit-learn's parameter validation
+        # does: penalty='l1' ignored l1_ratio=nan, 1.5 or -0.1 without a word.
+        l1_ratio = self.l1_ratio
+        if l1_ratio is not None and (not isinstance(l1_ratio, numbers.Real) or isinstance(l1_ratio, bool)
+                                     or not 0 <= l1_ratio <= 1):
+            raise ValueError(f"l1_ratio must be a number in [0, 1], got {l1_ratio!r}")
         problem = logistic_problem(logistic_penalty(self.penalty, self.l1_ratio, self.C),
                                    self.solver, self.dual, self.fit_intercept)
         self._multinomial(problem)  # checks multi_class

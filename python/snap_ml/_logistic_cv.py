@@ -4,6 +4,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from sklearn.base import clone
+from sklearn.dummy import DummyClassifier
 from sklearn.metrics import get_scorer
 from sklearn.model_selection import check_cv
 from sklearn.utils.multiclass import check_classification_targets
@@ -152,6 +153,9 @@ class LogisticRegressionCV(LogisticRegression):
             Cs = np.logspace(-4, 4, int(self.Cs))
         else:
             Cs = np.asarray(self.Cs, dtype=np.float64).ravel()
+            # Cs=[] ended in numpy's "attempt to get argmax of an empty sequence".
+            if Cs.size == 0 or not np.all(np.isfinite(Cs)) or np.any(Cs <= 0):
+                raise ValueError(f"Cs must be an integer >= 1 or a non-empty list of C values > 0, got {self.Cs!r}")
         order = np.argsort(Cs)  # the path: strongest regularisation first
         scorer = get_scorer(self.scoring if self.scoring is not None else "accuracy")
         folds = list(check_cv(self.cv, y, classifier=True).split(X, y))
@@ -163,6 +167,15 @@ class LogisticRegressionCV(LogisticRegression):
         def path(k):
             """Fold k's path over Cs: its models' (coef, intercept) per C."""
             train, test = folds[k]
+            present = np.unique(y[train])
+            if present.size == 1:
+                # A class with too few rows left this fold's training rows one
+                # class: scikit-learn's path then predicts it everywhere, at every C.
+                # So does this fold, rather than refusing what scikit-learn fits.
+                constant = DummyClassifier(strategy="constant", constant=present[0]).fit(X, y)
+                scores[k, :] = (scorer(constant, X[test], y[test], sample_weight=weights[test])
+                                if weights[test].any() else np.nan)
+                return None  # no weights to average (refit=False)
             model = self._path_model().set_params(n_jobs=fold_jobs)
             coefs = [None] * Cs.size
             for j in order:
@@ -182,8 +195,9 @@ class LogisticRegressionCV(LogisticRegression):
         final = clone(self._path_model()).set_params(C=float(Cs[best]), warm_start=False)
         final.fit(X, y, sample_weight=weights)
         if not self.refit:
-            final.coef_ = np.mean([coefs[best][0] for coefs in fold_models], axis=0)
-            final.intercept_ = np.mean([coefs[best][1] for coefs in fold_models], axis=0)
+            trained = [coefs for coefs in fold_models if coefs is not None]
+            final.coef_ = np.mean([coefs[best][0] for coefs in trained], axis=0)
+            final.intercept_ = np.mean([coefs[best][1] for coefs in trained], axis=0)
         self.Cs_ = Cs
         self.classes_ = final.classes_
         self.coef_ = final.coef_

@@ -1,6 +1,8 @@
 """Model files shared with the command-line tools: estimators to and from the
 core's ``Model`` (snapml's text format and LIBLINEAR's)."""
 
+import os
+
 import numpy as np
 
 from . import _core
@@ -24,9 +26,11 @@ def to_core_model(estimator):
             "Pickle the estimator instead, or fit on numeric labels"
         )
     model = estimator._core_model(classes)
-    model.C = 1.0 / estimator.regularizer if estimator.regularizer is not None else float(estimator.C)
+    # The estimator's own rule (C, 1/regularizer, Ridge's 1/(2 alpha)): LinearSVC
+    # and Ridge have no ``regularizer`` (an AttributeError, issue 36 case 11).
+    model.C = float(estimator._core_C())
     model.tol = float(estimator.tol)
-    model.max_iter = int(estimator.max_iter)
+    model.max_iter = int(estimator._max_iter())  # Ridge: None is 1000
     if classes is not None:
         model.class_weight = np.ones(len(classes))
     else:
@@ -77,7 +81,9 @@ def load_model(path, format="auto"):
         ``classes_`` and the hyper-parameters the file records; ``predict`` and
         ``save_model`` work at once, and ``fit`` retrains with those parameters.
     """
-    model = _read(str(path), format)
+    if not isinstance(path, (str, os.PathLike)):
+        raise ValueError(f"path must be a file path (str or os.PathLike), got {path!r}")
+    model = _read(os.fspath(path), format)
     fit_intercept = model.intercept_scaling > 0
     common = dict(
         C=model.C if model.C > 0 else 1.0,

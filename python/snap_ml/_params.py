@@ -36,9 +36,12 @@ def resolve_C(C, regularizer):
     float
     """
     if regularizer is not None:
-        if not _is_number(regularizer) or not np.isfinite(regularizer) or regularizer <= 0:
+        if not _is_number(regularizer) or not np.isfinite(regularizer) or regularizer < 1.0 / _core.MAX_COST:
+            # Below, C = 1/regularizer passes the core's largest cost, whose error
+            # named a C the user never set.
             raise ValueError(
-                f"regularizer must be a finite number > 0 (it is 1/C), got {regularizer!r}"
+                f"regularizer must be a finite number >= {1.0 / _core.MAX_COST:g} (it is 1/C, and C is at most "
+                f"{_core.MAX_COST:g}), got {regularizer!r}"
             )
         if C != 1.0:
             raise ValueError(

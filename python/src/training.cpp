@@ -193,6 +193,7 @@ py::tuple train_any(const py::object& x, const std::string& loss, const std::str
 
 void bind_training(py::module_& m) {
   m.def("thread_limit", &thread_limit, "the most threads a parallel region uses (snapml/threads.h)");
+  m.attr("MAX_COST") = kMaxCost;  // the largest C times a class weight (snapml/solver.h)
   m.def("train", &train_any,
         "Trains on a CsrData with labels or a SnapFile; returns (Model, [history dict per problem]). "
         "loss='multinomial': one joint softmax problem (one history, one model row per class) by the primal "

@@ -45,6 +45,16 @@ CLI::Validator number_in(double low, double high, bool low_open = false);
 CLI::Validator positive_number(double high = std::numeric_limits<double>::max());
 CLI::Validator non_negative_number(double high = std::numeric_limits<double>::max());
 
+// An integer option: a whole number in [low, high], as digits or in exponent form
+// ("1e9", which CLI11's integer conversion refused with "Could not convert"),
+// rewritten as digits before the conversion (so add it with ->transform, which
+// passes the rewrite on; ->check does not); the message gives the range
+// ("--max-iter: 1e10 is not in [1, 2147483647]").
+CLI::Validator integer_in(long long low, long long high);
+// An unsigned 64-bit option (a seed): digits only, at most 2^64 - 1; CLI11 took
+// 2^64 and more without a word.
+CLI::Validator unsigned_64_bit();
+
 // Runs a tool's main body and returns its exit code, mapping exceptions to the
 // codes above.
 int run_tool(const std::string& program, const std::function<int()>& body);

@@ -132,6 +132,9 @@ BestC find_best_C(const Dataset& data, const TrainParameters& parameters, int fo
   TrainParameters step = parameters;
   step.on_epoch = nullptr;
   step.C = start_C > 0.0 ? start_C : search_start_C(data, parameters);
+  // Else no C is tried and nothing is found: "Best C = 0 CV accuracy = -100%".
+  require(step.C <= max_C, "-C: the search starts at C = " + number_text(step.C) + ", above its largest C (" +
+                               number_text(max_C) + "); give a -c of at most " + number_text(max_C));
   BestC best;
   best.score = classification ? -1.0 : std::numeric_limits<double>::infinity();
   std::vector<Model> models;
@@ -149,7 +152,13 @@ BestC find_best_C(const Dataset& data, const TrainParameters& parameters, int fo
     bool moved = previous.empty();
     for (std::size_t fold = 0; fold < previous.size() && !moved; ++fold)
       moved = weight_distance(previous[fold], models[fold]) > 1e-15;
-    unchanged = moved ? 0 : unchanged + 1;
+    // Weights that stay at zero are the small Cs of an L1 penalty, below the
+    // first C that lets a feature in, not the large Cs past which nothing
+    // changes: they stopped -s 6's search at 2^-12 with every weight 0.
+    bool all_zero = true;
+    for (const Model& model : models)
+      all_zero = all_zero && std::all_of(model.coef.begin(), model.coef.end(), [](double w) { return w == 0.0; });
+    unchanged = moved || all_zero ? 0 : unchanged + 1;
     if (unchanged == 5) return best;
     step.C *= 2.0;
   }

@@ -57,7 +57,8 @@ int default_threads_per_rank() {
 // This rank's rows: a mapped run of chunks of a binary file (streamed from disk
 // when --max-memory, a budget per rank, cannot hold them), or its share of an
 // svmlight file parsed into `held`.
-std::unique_ptr<ChunkSource> open_share(const TrainOptions& o, Communicator& communicator, Dataset& held) {
+std::unique_ptr<ChunkSource> open_share(const TrainOptions& o, Communicator& communicator, Dataset& held,
+                                        int& index_base) {
   datasets::InputFile input(o.training_file);  // opened once: a pipe can be read only once
   const bool binary = datasets::sniff_format(input, o.format) == DataFormat::Binary;
   require(o.max_memory == 0 || binary,
@@ -83,7 +84,9 @@ std::unique_ptr<ChunkSource> open_share(const TrainOptions& o, Communicator& com
                                                              communicator.size());
   datasets::SvmlightOptions options;
   options.threads = o.parameters.threads;
-  held = datasets::read_svmlight_partition(std::move(input), communicator, options);
+  datasets::IndexBase base = datasets::IndexBase::Auto;
+  held = datasets::read_svmlight_partition(std::move(input), communicator, options, &base);
+  index_base = base == datasets::IndexBase::Zero ? 0 : 1;
   return std::make_unique<InMemorySource>(held);
 }
 
@@ -121,23 +124,30 @@ void print_distribution(Communicator& world, const ChunkSource& source, const Tr
 }
 
 int train_rank(TrainOptions& o, Communicator& world) {
-  require(o.folds == 0, "-v (cross-validation) runs in one process; run snap-train -v without mpirun");
+  const std::string search = o.find_C ? "-C (the search for C by cross-validation)" : "-v (cross-validation)";
+  require(o.folds == 0, search + " runs in one process; run snap-train " + (o.find_C ? "-C" : "-v") +
+                            " without mpirun");
   TrainParameters& p = o.parameters;
   if (p.threads == 0) p.threads = default_threads_per_rank();
   const bool root = world.is_root();
 
   Dataset held;
-  const std::unique_ptr<ChunkSource> source = open_share(o, world, held);
+  int index_base = -1;
+  const std::unique_ptr<ChunkSource> source = open_share(o, world, held, index_base);
   // The test file is read (on rank 0, which alone evaluates) before training, so
-  // that a wrong path ends the run at once.
-  const Dataset test = root && !o.test_file.empty() ? read_dataset(o.test_file, o.format, p.threads) : Dataset();
+  // that a wrong path ends the run at once; with the training file's index base.
+  const Dataset test = root && !o.test_file.empty()
+                           ? read_dataset(o.test_file, o.format, p.threads,
+                                          {index_base, "the training file " + o.training_file})
+                           : Dataset();
 
   ProgressLine progress(!o.quiet && root);
   if (progress.active())
     p.on_epoch = [&progress](int problem, const EpochRecord& record) { progress.update(problem, record); };
   mpi::TimedCommunicator timed(world);  // counts the training's collectives only
   const Clock::time_point started = Clock::now();
-  const TrainResult result = train_naming_file(o, [&] { return train(*source, timed, p); });
+  TrainResult result = train_naming_file(o, [&] { return train(*source, timed, p); });
+  result.model.index_base = index_base;
   const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
   progress.clear();
 

@@ -28,15 +28,31 @@ std::vector<std::string> data_file_format_names() {
   return names;
 }
 
-Dataset read_dataset(datasets::InputFile input, DataFormat format, int threads) {
+Dataset read_dataset(datasets::InputFile input, DataFormat format, int threads, const SharedBase& base,
+                     int* base_read) {
   datasets::OpenOptions options;
   options.format = format;
   options.svmlight.threads = threads;
-  return std::move(datasets::open(std::move(input), options).dataset);
+  if (base.base >= 0) options.svmlight.index_base = base.base == 0 ? datasets::IndexBase::Zero : datasets::IndexBase::One;
+  try {
+    datasets::OpenedData opened = datasets::open(std::move(input), options);
+    if (base_read)
+      *base_read = opened.index_base == datasets::IndexBase::Zero  ? 0
+                   : opened.index_base == datasets::IndexBase::One ? 1
+                                                                   : -1;
+    return std::move(opened.dataset);
+  } catch (const InputError& e) {
+    // The reader's "index 0 in a file read as one-based": say why it was.
+    if (base.base != 1 || e.problem().find("read as one-based") == std::string::npos) throw;
+    throw InputError(e.file(), e.line(), e.column(),
+                     e.problem() + " (one-based as " + base.source +
+                         ": an index must name the same feature in the training data and here)");
+  }
 }
 
-Dataset read_dataset(const std::string& path, DataFormat format, int threads) {
-  return read_dataset(datasets::InputFile(path), format, threads);
+Dataset read_dataset(const std::string& path, DataFormat format, int threads, const SharedBase& base,
+                     int* base_read) {
+  return read_dataset(datasets::InputFile(path), format, threads, base, base_read);
 }
 
 ModelFile load_any_model(const std::string& path) {

@@ -18,12 +18,25 @@ using datasets::DataFormat;
 // criteo, which only snap-convert reads), for CLI11's IsMember check.
 std::vector<std::string> data_file_format_names();
 
+// The svmlight index base the files of one job share (Model::index_base): the
+// training file's, which its --test file and every file predicted with its model
+// are read with, so that an index names the same feature in all of them.
+struct SharedBase {
+  int base = -1;        // 0 or 1; -1: each file decides (one-based unless it has an index 0)
+  std::string source;   // "the training file a9a", "the model m's training data": named when a file disagrees
+};
+
 // Reads a whole dataset, recognised by format.h's sniffer unless `format` forces
-// one. Throws IoError when the file cannot be read and InputError
-// (file:line:column, or file and chunk) when its content is malformed. A pipe or
-// FIFO reads as a file does: the path is opened once (input_file.h).
-Dataset read_dataset(datasets::InputFile input, DataFormat format, int threads);
-Dataset read_dataset(const std::string& path, DataFormat format, int threads);
+// one, svmlight text with `base.base` when set. Throws IoError when the file
+// cannot be read and InputError (file:line:column, or file and chunk) when its
+// content is malformed, or has an index 0 where the base is 1 (naming
+// `base.source`). A pipe or FIFO reads as a file does: the path is opened once
+// (input_file.h). `base_read`, when given, receives the text's base (-1 for a
+// binary file, which holds columns).
+Dataset read_dataset(datasets::InputFile input, DataFormat format, int threads, const SharedBase& base = {},
+                     int* base_read = nullptr);
+Dataset read_dataset(const std::string& path, DataFormat format, int threads, const SharedBase& base = {},
+                     int* base_read = nullptr);
 
 struct ModelFile {
   Model model;

@@ -125,7 +125,10 @@ int snap_predict(int argc, char** argv) {
     require(loss_has_probabilities(model.loss),
             "-b 1: probability output is only supported for logistic regression; " + o.model_file + " uses the " +
                 loss_name(model.loss) + " loss");
-  const Dataset test = read_dataset(o.test_file, datasets::data_format_from_name(o.format), o.threads);
+  // With the model's index base, so that an index names the feature it named in
+  // the training data (Model::index_base).
+  const Dataset test = read_dataset(o.test_file, datasets::data_format_from_name(o.format), o.threads,
+                                    {model.index_base, "the model " + o.model_file + "'s training data"});
   const std::vector<double> predicted = model.predict(test, o.threads);
 
   AtomicFile file(o.output_file);

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@
 #include "snapml/datasets/streamed_binary_source.h"
 #include "snapml/error.h"
 #include "snapml/metrics.h"
+#include "snapml/model.h"
 #include "snapml/output_path.h"
 #include "snapml/train.h"
 #include "text_format.h"
@@ -126,6 +128,19 @@ std::unique_ptr<datasets::StreamedBinarySource> streamed_training_source(const T
   return std::make_unique<datasets::StreamedBinarySource>(std::move(layout), plan.buffers);
 }
 
+// --model-format liblinear: what would refuse the model (Model::liblinear_refusal),
+// found before the fit rather than after it. One pass over the labels.
+void check_liblinear_model(const TrainParameters& p, ChunkSource& source, int index_base) {
+  std::set<double> labels;
+  if (is_classification(p.loss)) {
+    CsrView chunk;
+    for (source.reset(); source.next(chunk);) labels.insert(chunk.labels, chunk.labels + chunk.n_rows);
+  }
+  const std::string refusal =
+      Model::liblinear_refusal(p.loss, p.penalty, std::vector<double>(labels.begin(), labels.end()), index_base);
+  require(refusal.empty(), "--model-format liblinear: " + refusal);
+}
+
 int snap_train(int argc, char** argv) {
   TrainOptions o = parse_train_options(argc, argv);
   const MemoryReport memory_report{o.report_memory};
@@ -146,7 +161,13 @@ int snap_train(int argc, char** argv) {
   datasets::InputFile input(o.training_file);
   const DataFormat format = datasets::sniff_format(input, o.format);
   const std::unique_ptr<datasets::StreamedBinarySource> streamed = streamed_training_source(o, input, format);
-  const Dataset data = streamed ? Dataset() : read_dataset(std::move(input), format, o.parameters.threads);
+  int index_base = -1;  // the training text's; a .snap file holds columns
+  const Dataset data =
+      streamed ? Dataset() : read_dataset(std::move(input), format, o.parameters.threads, {}, &index_base);
+  if (o.liblinear_model) {
+    InMemorySource in_memory(data);
+    check_liblinear_model(o.parameters, streamed ? static_cast<ChunkSource&>(*streamed) : in_memory, index_base);
+  }
   ProgressLine progress(!o.quiet);
   if (progress.active())
     o.parameters.on_epoch = [&progress](int problem, const EpochRecord& record) { progress.update(problem, record); };
@@ -155,13 +176,18 @@ int snap_train(int argc, char** argv) {
 
   // The test file is read before training, so that a wrong path fails at once
   // rather than after a long run.
-  const Dataset test = o.test_file.empty() ? Dataset() : read_dataset(o.test_file, o.format, o.parameters.threads);
+  // With the training file's index base, so that its indices name the same
+  // features (input_files.h).
+  const Dataset test = o.test_file.empty() ? Dataset()
+                                           : read_dataset(o.test_file, o.format, o.parameters.threads,
+                                                          {index_base, "the training file " + o.training_file});
   const Clock::time_point started = Clock::now();
   LocalCommunicator local;
   // A streamed source solves the one-vs-rest problems one after another (a
   // single reader); in memory they run in parallel.
-  const TrainResult result = train_naming_file(
+  TrainResult result = train_naming_file(
       o, [&] { return streamed ? train(*streamed, local, o.parameters) : train(data, o.parameters); });
+  result.model.index_base = index_base;
   const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
   progress.clear();
 

@@ -1,6 +1,7 @@
 #include "train_options.h"
 
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
@@ -135,7 +136,9 @@ TrainOptions parse_train_options(int argc, char** argv) {
                  "per-solver criterion. L1 (-s 5, 6): when the summed minimum-norm sub-gradient is <= tol "
                  "times the first epoch's, LIBLINEAR's rule")
       ->check(positive_number());
-  app.add_option("--max-iter", p.max_iter, "most epochs per problem (default 1000)")->check(positive_number());
+  app.add_option("--max-iter", p.max_iter, "most epochs per problem (default 1000; a resumed fit counts the epochs "
+                                          "before its checkpoint)")
+      ->transform(integer_in(1, INT_MAX));
   app.add_option("-B", bias,
                  "bias: > 0 adds a constant feature of this value (the intercept, at most 1e100); <= 0 none "
                  "(default -1)")
@@ -153,19 +156,19 @@ TrainOptions parse_train_options(int argc, char** argv) {
   app.add_option("-n,--threads", p.threads,
                  "CPU threads (default 0: one per 180k non-zeros an epoch visits, at most all; under mpirun: "
                  "per rank, at most this rank's share of the machine)")
-      ->check(non_negative_number());
+      ->transform(integer_in(0, INT_MAX));
   p.local_epochs = kDefaultLocalEpochs;
   app.add_option("--local-epochs", p.local_epochs,
                  "under mpirun: local SDCA epochs per CoCoA+ round, between two allreduces of the weights "
                  "(default " + std::to_string(kDefaultLocalEpochs) + "; docs/distributed.md)")
-      ->check(positive_number());
+      ->transform(integer_in(1, INT_MAX));
   std::string cocoa_sigma = "adaptive";
   app.add_option("--cocoa-sigma", cocoa_sigma,
                  "under mpirun: CoCoA+'s sigma', 'adaptive' (default: measured overlap of the ranks' changes, "
                  "never less safe) or 'K' (the paper's fixed sigma' = number of ranks); docs/distributed.md")
       ->check(CLI::IsMember({"adaptive", "K"}));
   std::string thread_updates = "auto";
-  app.add_option("--thread-updates", thread_updates,
+  auto* thread_updates_option = app.add_option("--thread-updates", thread_updates,
                  "SDCA with several threads: 'shared' (one weight vector, atomic updates), 'replicas' (a copy per "
                  "thread, merged every epoch as CoCoA+ workers) or 'auto' (default: replicas when the epoch's "
                  "non-zeros are at least " + std::to_string(kReplicaNnzPerWeight) +
@@ -175,7 +178,8 @@ TrainOptions parse_train_options(int argc, char** argv) {
   app.add_flag("--no-shrinking", no_shrinking,
                "hinge and squared hinge (-s 1, 3): visit every row in every epoch instead of leaving out the "
                "rows likely to stay at a bound (LIBLINEAR's shrinking, on by default; docs/algorithms.md)");
-  app.add_option("--seed", p.seed, "seed of the row order in SDCA and of the cross-validation folds (default 0)");
+  app.add_option("--seed", p.seed, "seed of the row order in SDCA and of the cross-validation folds (default 0)")
+      ->check(unsigned_64_bit());
   app.add_flag("-q", o.quiet, "quiet: no progress line, summary or warnings");
   auto* test_option = app.add_option("--test", o.test_file,
                                      "after training, report accuracy, log loss (logistic) and AUC (two classes), "
@@ -265,6 +269,17 @@ TrainOptions parse_train_options(int argc, char** argv) {
   } else {
     p.epsilon = epsilon;
   }
+  // Options the chosen solver would ignore, silently: refused.
+  if (loss_is_per_class(p.loss))
+    require(!(solver_option->count() > 0 && p.solver != SolverChoice::Primal),
+            "--solver " + solver_name + ": the multinomial loss trains by the primal solver only; drop --solver or "
+            "pass --solver primal");
+  const bool sdca_possible = p.penalty == Penalty::L2 && !loss_is_per_class(p.loss) && p.solver != SolverChoice::Primal;
+  require(thread_updates_option->count() == 0 || sdca_possible,
+          "--thread-updates chooses how SDCA's threads share w, and this fit does not run SDCA (" +
+              std::string(p.penalty == Penalty::L1 ? "penalty l1: newGLMNET or coordinate descent"
+                                                   : "the primal Newton solver") +
+              "); drop --thread-updates, or train by SDCA (-s 1, 3, 7, 12 or --solver dual)");
   p.adaptive_sigma = cocoa_sigma == "adaptive";
   p.shrinking = !no_shrinking;
   p.thread_updates = thread_updates_from_name(thread_updates);
@@ -272,7 +287,13 @@ TrainOptions parse_train_options(int argc, char** argv) {
   if (p.fit_intercept) p.intercept_scaling = bias;
   // The multinomial loss takes scikit-learn's parameterisation: free intercepts.
   if (loss_is_per_class(p.loss)) p.penalise_intercept = false;
-  for (const std::string& weight : weights) p.class_weight.insert(parse_class_weight(weight));
+  for (const std::string& weight : weights) {
+    const auto [label, value] = parse_class_weight(weight);
+    // A map keeps the first: `--weight 1:2 -w1 3` trained with 2.
+    const auto [at, inserted] = p.class_weight.emplace(label, value);
+    require(inserted, "class " + number_text(label) + "'s weight is given twice (" + number_text(at->second) +
+                          " and " + number_text(value) + ", by -w or --weight); give it once");
+  }
   p.balanced_class_weight = balanced_option->count() > 0;
   p.threads = usable_threads("snap-train", p.threads, o.quiet);
   o.format = datasets::data_format_from_name(format);

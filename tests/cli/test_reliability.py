@@ -130,7 +130,7 @@ def case_parameter_ranges(scratch):
                            (["-B", "nan"], "-B: nan is not in [-1.7976931348623157e+308, 1e+100]"),
                            (["-B", "1e300"], "-B: 1e300 is not in"),
                            (["-e", "0"], "--tol: 0 is not in (0, 1.7976931348623157e+308]"),
-                           (["--max-iter", "0"], "--max-iter: 0 is not in (0, "),
+                           (["--max-iter", "0"], "--max-iter: 0 is not in [1, 2147483647]"),
                            (["-w1", "0", "-w-1", "0"], "at least one class needs a weight above 0"),
                            (["-c", "1e60", "-w1", "1e60"], "C times a class weight must be at most 1e+100")):
         result = expect_exit(tool("train", "-q", *args, data, model), 1, fragment)

@@ -147,3 +147,74 @@ def test_a_warm_start_with_a_nan_coefficient_is_refused(solver):
     estimator.coef_[0, 0] = np.nan
     with pytest.raises(ValueError, match=r"warm start: coefficient \[0, 0\] is nan"):
         estimator.fit(X, y)
+
+
+@pytest.mark.parametrize("format", ["snapml", "liblinear"])
+def test_every_estimator_saves_its_model(tmp_path, format):
+    # Issue 36, case 11: LinearSVC and Ridge have no ``regularizer``: save_model
+    # raised AttributeError in both formats. A binary LogisticRegression's
+    # LIBLINEAR save talked about "multinomial" (two classes are the logistic loss).
+    from sklearn.datasets import make_regression
+
+    from snap_ml import LinearSVC, Ridge, load_model
+
+    X, y = make_classification(n_samples=200, n_features=5, random_state=0)
+    Xr, yr = make_regression(n_samples=100, n_features=4, random_state=0)
+    for estimator, (data, target) in ((LinearSVC(), (X, y)), (Ridge(alpha=2.0), (Xr, yr)),
+                                      (LogisticRegression(), (X, y))):
+        estimator.fit(data, target)
+        path = tmp_path / f"{type(estimator).__name__}.{format}"
+        estimator.save_model(path, format=format)
+        loaded = load_model(path)
+        np.testing.assert_allclose(loaded.predict(data), estimator.predict(data))
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        # Case 12: pybind11's "incompatible function arguments".
+        (lambda: LogisticRegression(max_iter=10**12), r"max_iter must be an integer in \[1, 2147483647\]"),
+        # penalty='l1' ignored l1_ratio.
+        (lambda: LogisticRegression(penalty="l1", solver="liblinear", l1_ratio=1.5), r"l1_ratio must be .* 1.5"),
+        (lambda: LogisticRegression(penalty="l1", solver="liblinear", l1_ratio=np.nan), "l1_ratio must be .* nan"),
+        (lambda: LogisticRegression(penalty="l1", solver="liblinear", l1_ratio=-0.1), "l1_ratio must be"),
+        # numpy's "attempt to get argmax of an empty sequence".
+        (lambda: __import__("snap_ml").LogisticRegressionCV(Cs=[]), "Cs must be .* non-empty list"),
+        # A C the user never set: 1 / (2 alpha) = 5e299.
+        (lambda: __import__("snap_ml").Ridge(alpha=1e-300), "alpha must be 0 .* or at least 5e-101, got 1e-300"),
+        (lambda: __import__("snap_ml").LinearRegression(regularizer=1e-300), "regularizer must be .* >= 1e-100"),
+    ],
+)
+def test_out_of_range_parameters_get_a_clear_message(make, message):
+    X, y = make_classification(n_samples=100, n_features=5, random_state=0)
+    with pytest.raises(ValueError, match=message):
+        make().fit(X, y)
+
+
+def test_load_model_of_no_path_is_a_clear_error():
+    from snap_ml import load_model
+
+    with pytest.raises(ValueError, match="path must be a file path .* got None"):
+        load_model(None)
+
+
+def test_logistic_regression_cv_fits_a_class_too_small_for_every_fold():
+    # One row of class 1: four of five training folds hold class 0 only.
+    # scikit-learn fits (those folds predict class 0); snap_ml refused ("needs
+    # samples of at least 2 classes").
+    import warnings
+
+    from sklearn.linear_model import LogisticRegressionCV as SkLogisticRegressionCV
+
+    from snap_ml import LogisticRegressionCV
+
+    X, _ = make_classification(n_samples=200, n_features=5, random_state=0)
+    y = np.zeros(200, dtype=int)
+    y[7] = 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scikit-learn's warning about the small class
+        ours = LogisticRegressionCV().fit(X, y)
+        theirs = SkLogisticRegressionCV().fit(X, y)
+        averaged = LogisticRegressionCV(refit=False).fit(X, y)
+    assert ours.score(X, y) == theirs.score(X, y)
+    assert np.all(np.isfinite(averaged.coef_))

@@ -25,6 +25,13 @@ class Model {
   Penalty penalty = Penalty::L2;
   std::vector<double> classes;  // sorted; empty for regression
   std::int32_t n_features = 0;
+  // The svmlight index of feature column 0 in the text the model was trained on:
+  // 1 (LIBLINEAR's convention, and every LIBLINEAR model) or 0; -1 where no text
+  // said (a .snap file, arrays). Data predicted with the model is read with the
+  // same base, so that an index names the same feature in both files; the base
+  // was guessed per file, and a training file with one index 0 shifted every
+  // feature of a one-based test file by one (issue 36, case 4).
+  int index_base = -1;
   std::vector<double> coef;       // n_outputs() rows of n_features, row-major
   std::vector<double> intercept;  // n_outputs(): intercept_scaling * the constant feature's weight
   double intercept_scaling = 0.0;  // 0: trained without intercept
@@ -68,6 +75,13 @@ class Model {
   // Writing needs integer class labels (LIBLINEAR stores them as int).
   void save_liblinear(const std::string& path) const;
   static Model load_liblinear(const std::string& path);
+  // Why a model of this loss, penalty, labels and index base cannot be saved in
+  // LIBLINEAR's format, "" when it can: a label that is not an integer, a problem
+  // with no LIBLINEAR solver_type (the lasso), zero-based data (LIBLINEAR's
+  // features start at 1). save_liblinear refuses with it; snap-train asks before
+  // it trains, rather than after a long fit.
+  static std::string liblinear_refusal(LossKind loss, Penalty penalty, const std::vector<double>& labels,
+                                       int index_base);
 };
 
 }  // namespace snapml

@@ -43,7 +43,8 @@ std::vector<double> over_chunks(const Dataset& data, std::size_t width, PerDatas
 
 const char* const kMagic = "snapml-model";
 // Version 2 added the penalty line; version 1 files are read as L2 models.
-constexpr int kVersion = 2;
+// 3: the index_base line.
+constexpr int kVersion = 3;
 
 bool sorted_and_distinct(const std::vector<double>& classes) {
   return std::is_sorted(classes.begin(), classes.end()) &&
@@ -137,7 +138,8 @@ std::vector<double> Model::predict_proba(const Dataset& data, int threads) const
 }
 
 // Format, one item a line:
-//   snapml-model 2 / loss NAME / penalty l2|l1 / n_features N / classes K c_1 .. c_K /
+//   snapml-model 3 / loss NAME / penalty l2|l1 / n_features N / index_base 0|1|unknown /
+//   classes K c_1 .. c_K /
 //   intercept_scaling B / C c / tol t / epsilon p / max_iter m /
 //   class_weight K w_1 .. w_K / outputs R / intercept b_1 .. b_R /
 //   coef / R lines of N numbers / end
@@ -157,6 +159,7 @@ void Model::save(const std::string& path) const {
   text += std::string("loss ") + loss_name(loss) + '\n';
   text += std::string("penalty ") + penalty_name(penalty) + '\n';
   text += "n_features " + std::to_string(n_features) + '\n';
+  text += "index_base " + (index_base < 0 ? std::string("unknown") : std::to_string(index_base)) + '\n';
   line("classes", classes, true);
   line("intercept_scaling", {intercept_scaling}, false);
   line("C", {C}, false);
@@ -230,6 +233,15 @@ Model Model::load(const std::string& path) {
   const std::int64_t features = in.integer("the feature count");
   if (features < 0 || features > INT32_MAX) in.fail("the feature count is out of range");
   model.n_features = static_cast<std::int32_t>(features);
+  if (version >= 3) {
+    expect_key("index_base");
+    const std::string base(in.token());
+    if (base == "0" || base == "1")
+      model.index_base = base[0] - '0';
+    else if (base != "unknown")
+      in.fail("index_base must be 0, 1 or unknown, found '" + base + "'");
+    in.expect_line_end();
+  }
   model.classes = counted("classes");
   // check() at the end refuses these too; here the message names this line.
   if (!sorted_and_distinct(model.classes)) in.fail_line(kUnsortedClasses);

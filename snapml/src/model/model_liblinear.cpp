@@ -49,25 +49,45 @@ const SolverName kSolvers[] = {
     {"L2R_L1LOSS_SVR_DUAL", LossKind::Squared, Penalty::L2},
 };
 
-// Throws InvalidArgument for a problem LIBLINEAR has no solver_type for (the lasso).
+// The loss a model is saved under: with two classes the multinomial loss is the
+// logistic one (the softmax of two scores is the sigmoid of their difference; one
+// weight row, as train() trains it), which LIBLINEAR names.
+LossKind saved_loss(LossKind loss, std::size_t classes) {
+  return loss_is_per_class(loss) && classes == 2 ? LossKind::Logistic : loss;
+}
+
+// nullptr for a problem LIBLINEAR has no solver_type for (the lasso).
 const char* solver_name(LossKind loss, Penalty penalty) {
   for (const SolverName& s : kSolvers)
     if (s.loss == loss && s.penalty == penalty) return s.name;
-  throw InvalidArgument(std::string("LIBLINEAR's model format has no solver_type for the ") + loss_name(loss) +
-                        " loss with the " + penalty_name(penalty) + " penalty: save in snapml's format instead");
+  return nullptr;
 }
 
 }  // namespace
 
+std::string Model::liblinear_refusal(LossKind loss, Penalty penalty, const std::vector<double>& labels,
+                                     int index_base) {
+  const std::string instead = ": save in snapml's format instead";
+  if (index_base == 0)
+    return "LIBLINEAR's model format numbers features from 1, and this model is trained on zero-based data (an "
+           "index 0): its weight of index 0 would be read as index 1's" + instead;
+  for (double label : labels)
+    if (!(std::floor(label) == label && std::fabs(label) <= INT_MAX))
+      return "LIBLINEAR's model format stores integer labels; class " + number_text(label) + " is not one" + instead;
+  const LossKind saved = saved_loss(loss, labels.size());
+  if (!solver_name(saved, penalty))
+    return std::string("LIBLINEAR's model format has no solver_type for the ") + loss_name(saved) +
+           " loss with the " + penalty_name(penalty) + " penalty" + instead;
+  return "";
+}
+
 void Model::save_liblinear(const std::string& path) const {
   check();
-  for (double label : classes)
-    require(std::floor(label) == label && std::fabs(label) <= INT_MAX,
-            "LIBLINEAR's model format stores integer labels; class " + std::to_string(label) +
-                " is not one: save in snapml's format instead");
+  const std::string refusal = liblinear_refusal(loss, penalty, classes, index_base);
+  require(refusal.empty(), refusal);
   const bool has_bias = intercept_scaling > 0.0;
   const int outputs = n_outputs();
-  std::string text = std::string("solver_type ") + solver_name(loss, penalty) + '\n';
+  std::string text = std::string("solver_type ") + solver_name(saved_loss(loss, classes.size()), penalty) + '\n';
   text += "nr_class " + std::to_string(is_classifier() ? classes.size() : 2) + '\n';
   if (is_classifier()) {
     text += "label";
@@ -128,7 +148,12 @@ Model Model::load_liblinear(const std::string& path) {
       if (n_classes < 2) in.fail("nr_class must be at least 2");
     } else if (key == "label") {
       if (n_classes < 2) in.fail("'label' must follow nr_class");
-      for (std::int64_t k = 0; k < n_classes; ++k) labels.push_back(static_cast<double>(in.integer("a label")));
+      for (std::int64_t k = 0; k < n_classes; ++k) {
+        labels.push_back(static_cast<double>(in.integer("a label")));
+        // Found here, the message names this line, not the last weight line's.
+        if (std::find(labels.begin(), labels.end() - 1, labels.back()) != labels.end() - 1)
+          in.fail("the label line repeats a label");
+      }
     } else if (key == "nr_feature") {
       features = in.integer("nr_feature");
       if (features < 0 || features > INT32_MAX) in.fail("nr_feature is out of range");
@@ -158,6 +183,7 @@ Model Model::load_liblinear(const std::string& path) {
   if (in.next_line()) in.fail("unexpected text after the last weight line");
 
   model.n_features = static_cast<std::int32_t>(features);
+  model.index_base = 1;  // LIBLINEAR's w line j is feature index j + 1
   model.intercept_scaling = bias > 0.0 ? bias : 0.0;
   // source[o]: LIBLINEAR's column for our output o; sign: +1, or -1 to flip a binary score.
   std::vector<std::int64_t> source;
@@ -166,8 +192,6 @@ Model Model::load_liblinear(const std::string& path) {
   if (classifier) {
     model.classes = labels;
     std::sort(model.classes.begin(), model.classes.end());
-    if (std::adjacent_find(model.classes.begin(), model.classes.end()) != model.classes.end())
-      in.fail("the label line repeats a label");
     if (n_classes == 2) {
       const std::int64_t positive = labels[0] == model.classes[1] ? 0 : 1;
       if (crammer_singer) {

@@ -325,22 +325,48 @@ TEST(Model, LassoHasNoLiblinearSolverType) {
   EXPECT_THROW(model.save_liblinear(scratch_dir() + "/lasso.liblinear"), InvalidArgument);
 }
 
-// Files written before the penalty line existed (format version 1) read as L2.
-TEST(Model, VersionOneFilesReadAsL2) {
-  const Model model = train(random_problem({}), quick()).model;
-  const std::string path = scratch_dir() + "/v2.model";
-  model.save(path);
+// A model file as an older version wrote it: without the lines that came later.
+std::string older_model(const std::string& path, int version) {
   std::ifstream in(path);
   std::string text, line;
   while (std::getline(in, line)) {
-    if (line.rfind("penalty ", 0) == 0) continue;
-    text += (line == "snapml-model 2" ? "snapml-model 1" : line) + "\n";
+    if (line.rfind("index_base ", 0) == 0) continue;              // version 3
+    if (version < 2 && line.rfind("penalty ", 0) == 0) continue;  // version 2
+    text += (line == "snapml-model 3" ? "snapml-model " + std::to_string(version) : line) + "\n";
   }
+  return text;
+}
+
+// Files written before the penalty line existed (format version 1) read as L2.
+TEST(Model, VersionOneFilesReadAsL2) {
+  const Model model = train(random_problem({}), quick()).model;
+  const std::string path = scratch_dir() + "/v3.model";
+  model.save(path);
   const std::string old = scratch_dir() + "/v1.model";
-  write_text(old, text);
+  write_text(old, older_model(path, 1));
   const Model back = Model::load(old);
   EXPECT_EQ(back.penalty, Penalty::L2);
   EXPECT_EQ(back.coef, model.coef);
+}
+
+// The index base round-trips (version 3); files written before it are unknown
+// (-1), and a LIBLINEAR model is one-based.
+TEST(Model, IndexBaseRoundTripsAndOlderFilesDoNotKnowIt) {
+  Model model = train(random_problem({}), quick()).model;
+  const std::string path = scratch_dir() + "/based.model";
+  for (const int base : {-1, 0, 1}) {
+    model.index_base = base;
+    model.save(path);
+    EXPECT_EQ(Model::load(path).index_base, base);
+  }
+  const std::string old = scratch_dir() + "/v2.model";
+  write_text(old, older_model(path, 2));
+  EXPECT_EQ(Model::load(old).index_base, -1);
+  model.index_base = 1;
+  model.save_liblinear(scratch_dir() + "/based.liblinear");
+  EXPECT_EQ(Model::load_liblinear(scratch_dir() + "/based.liblinear").index_base, 1);
+  model.index_base = 0;
+  EXPECT_THROW(model.save_liblinear(scratch_dir() + "/zero.liblinear"), InvalidArgument);
 }
 
 TEST(Model, MalformedFilesNameFileAndLine) {

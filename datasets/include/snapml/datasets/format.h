@@ -56,6 +56,9 @@ struct OpenedData {
   std::uint64_t file_bytes = 0;          // the input's size (a stream's, as read)
   Dataset dataset;                       // unless `source` is set
   std::unique_ptr<ChunkSource> source;   // map_binary with a binary input only
+  // Svmlight: the base its indices were read with (Zero or One); Auto for the
+  // formats without one (binary columns, Criteo's hashed features).
+  IndexBase index_base = IndexBase::Auto;
   // Criteo with skip_bad_lines: lines dropped, and the first one's message.
   std::int64_t skipped_lines = 0;
   std::string first_skipped;

@@ -72,15 +72,17 @@ bool has_index_zero(const char* data, std::size_t size);
 // rank. The dataset's n_features is the agreed global count; its chunks' first_row
 // count from this rank's first row. Throws InputError (file:line:column with the
 // line number in the whole file) or IoError.
+// `base_read`: as read_svmlight's, the base agreed for the whole file.
 Dataset read_svmlight_partition(const std::string& path, Communicator& communicator,
-                                const SvmlightOptions& options = {});
-Dataset read_svmlight_partition(InputFile input, Communicator& communicator, const SvmlightOptions& options = {});
+                                const SvmlightOptions& options = {}, IndexBase* base_read = nullptr);
+Dataset read_svmlight_partition(InputFile input, Communicator& communicator, const SvmlightOptions& options = {},
+                                IndexBase* base_read = nullptr);
 
 // The same for text already in memory; `compressed` marks text inflated from a
 // gzip file, which every rank holds whole (rows are shared by index).
 Dataset parse_svmlight_partition(const char* data, std::size_t size, const std::string& name,
                                  Communicator& communicator, const SvmlightOptions& options = {},
-                                 bool compressed = false);
+                                 bool compressed = false, IndexBase* base_read = nullptr);
 
 // Chunks [first, last) of a binary file: those whose first row lies in
 // row_share(n_rows, rank, ranks).

@@ -36,13 +36,16 @@ struct SvmlightOptions {
 
 // Reads a whole file (plain or .gz). Throws InputError (file:line:column) on
 // malformed content or an empty file, IoError when the file cannot be read.
-Dataset read_svmlight(const std::string& path, const SvmlightOptions& options = {});
+// `base_read`, when given, receives the base the indices were read with (Zero or
+// One; with IndexBase::Auto what the file decided), which the files read with
+// it must share (format.h's OpenedData::index_base).
+Dataset read_svmlight(const std::string& path, const SvmlightOptions& options = {}, IndexBase* base_read = nullptr);
 // The same from an input already opened (format.h's open()).
-Dataset read_svmlight(InputFile input, const SvmlightOptions& options = {});
+Dataset read_svmlight(InputFile input, const SvmlightOptions& options = {}, IndexBase* base_read = nullptr);
 
 // Parses text already in memory; `name` is used in error messages.
 Dataset parse_svmlight(const char* data, std::size_t size, const std::string& name,
-                       const SvmlightOptions& options = {});
+                       const SvmlightOptions& options = {}, IndexBase* base_read = nullptr);
 
 // scikit-learn's load_svmlight_file, array for array: what the Python loader
 // (snap_ml.datasets) returns. Values are the parsed doubles (or those rounded

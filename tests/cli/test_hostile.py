@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""The hostile pass of issue 36 on the command-line tools: models that were wrong
+with exit 0, options that were silently ignored, refusals that came too late
+(docs/reliability.md).
+
+Usage: test_hostile.py --train PATH --predict PATH --convert PATH --data-dir DIR CASE
+"""
+import os
+
+from test_snap_train import (accuracy_of, cases_in, check, dataset, expect_exit, main, ok, read_lines, snap,
+                             write)
+
+
+def with_index_zero(source, path):
+    """heart_scale with `0:0.001` added to its first row: a zero-based file whose
+    other indices are heart_scale's."""
+    with open(source) as f:
+        lines = f.read().splitlines()
+    label, rest = lines[0].split(" ", 1)
+    lines[0] = f"{label} 0:0.001 {rest}"
+    return write(path, "\n".join(lines) + "\n")
+
+
+def case_index_base(data_dir, scratch):
+    """Case 4: the base was guessed per file, so a training file with one index 0 and a
+    one-based test file disagreed about every feature (74.1 % against 83.7 %). The
+    test file and snap-predict's input take the training file's base (the model
+    carries it); a file that cannot (an index 0 where the base is 1) is refused."""
+    heart = dataset(data_dir, "heart_scale")
+    zero = with_index_zero(heart, os.path.join(scratch, "hs0"))
+    model, reference = os.path.join(scratch, "m0"), os.path.join(scratch, "m1")
+    trained = ok(snap("train", "-s", "7", "-n", "1", "--test", heart, zero, model))
+    ok(snap("train", "-s", "7", "-n", "1", "--test", heart, heart, reference))
+    reference_accuracy = accuracy_of(ok(snap("predict", heart, reference, os.path.join(scratch, "r.out"))).stdout)
+    check(abs(accuracy_of(trained.stdout) - reference_accuracy) < 1.0,
+          f"--test on a one-based file after zero-based training: {trained.stdout}")
+    with open(model) as f:
+        check("index_base 0\n" in f.read(), "the model does not carry its base")
+    predicted = ok(snap("predict", heart, model, os.path.join(scratch, "p.out")))
+    check(abs(accuracy_of(predicted.stdout) - reference_accuracy) < 1.0, f"snap-predict shifted: {predicted.stdout}")
+    # The other way round: index 0 in data for a one-based model has no feature.
+    expect_exit(snap("predict", zero, reference, os.path.join(scratch, "z.out")), 2, f"{zero}:1:",
+                "index 0 in a file read as one-based", f"the model {reference}'s training data")
+    expect_exit(snap("train", "-s", "7", "--test", zero, heart, os.path.join(scratch, "m2")), 2,
+                "index 0", f"the training file {heart}")
+    # LIBLINEAR's format cannot hold index 0's weight: refused before training.
+    expect_exit(snap("train", "-s", "7", "--model-format", "liblinear", zero, os.path.join(scratch, "l.model")), 1,
+                "--model-format liblinear", "zero-based data")
+    check(not os.path.exists(os.path.join(scratch, "l.model")), "a refused model was written")
+
+
+def case_find_C(data_dir, scratch):
+    """Case 5: -C with the L1 penalty stopped at C = 2^-12 with every weight 0 (CV
+    accuracy 55.6 %); a -c above the largest C printed "Best C = 0 CV accuracy = -100%"."""
+    heart = dataset(data_dir, "heart_scale")
+    for extra in ([], ["--l1-ratio", "0.5"]):
+        result = ok(snap("train", "-C", "-s", "6", "-n", "1", *extra, heart))
+        best = [line for line in result.stdout.splitlines() if line.startswith("Best C")][0]
+        check(float(best.split("=")[-1].strip().rstrip("%")) > 75.0, f"-C -s 6 {extra}: {best}")
+    expect_exit(snap("train", "-C", "-s", "0", "-c", "2000", heart), 1, "above its largest C (1024)",
+                "a -c of at most 1024")
+
+
+def case_ignored_options(data_dir, scratch):
+    """Options a fit would have ignored without a word are refused (exit 1)."""
+    data = write(os.path.join(scratch, "data.txt"),
+                 "".join(f"{1 + i % 3} 1:{i % 5} 2:{(i * 7) % 3} 3:1\n" for i in range(60)))
+    model = os.path.join(scratch, "m")
+    for args, fragments in (
+            (["--loss", "multinomial", "--solver", "dual"], ["primal solver only"]),
+            (["-s", "0", "--thread-updates", "shared"], ["does not run SDCA", "primal Newton"]),
+            (["-s", "6", "--thread-updates", "replicas"], ["does not run SDCA", "penalty l1"]),
+            (["--weight", "1:2", "-w1", "3"], ["class 1's weight is given twice (2 and 3"])):
+        expect_exit(snap("train", *args, data, model), 1, *fragments)
+    check(not os.path.exists(model), "a refused run wrote a model")
+    ok(snap("train", "-q", "--solver", "auto", "--thread-updates", "shared", data, model))
+
+
+def case_option_ranges(data_dir, scratch):
+    """Integer options: out of range refused with the range, whole numbers in exponent
+    form accepted (--max-iter 1e9 said "Could not convert"; --seed 2^64 was taken)."""
+    data = write(os.path.join(scratch, "data.txt"), "1 1:1 2:0.5\n-1 1:-1 2:0.25\n1 2:1\n-1 1:-0.5\n")
+    model = os.path.join(scratch, "m")
+    ok(snap("train", "-q", "--max-iter", "1e9", "-n", "1e0", data, model))
+    for args, fragment in ((["--seed", str(2**64)], f"--seed: {2**64} is not in [0, 18446744073709551615]"),
+                           (["--seed", "-1"], "is not a whole number >= 0"),
+                           (["--max-iter", "1e10"], "--max-iter: 1e10 is not in [1, 2147483647]"),
+                           (["--max-iter", "2.5"], "2.5 is not a whole number"),
+                           (["-n", "-1"], "--threads: -1 is not in [0, 2147483647]")):
+        expect_exit(snap("train", *args, data, model), 1, fragment)
+    ok(snap("train", "-q", "--seed", str(2**64 - 1), data, model))
+
+
+def case_liblinear_labels(data_dir, scratch):
+    """--model-format liblinear refusals come before training; a LIBLINEAR model with a
+    repeated label names its label line (it named the last weight line)."""
+    data = write(os.path.join(scratch, "data.txt"), "1.5 1:1 2:0.5\n-1 1:-1 2:0.25\n1.5 2:1\n-1 1:-0.5\n")
+    expect_exit(snap("train", "--model-format", "liblinear", "--max-iter", "1", data, os.path.join(scratch, "m")),
+                1, "--model-format liblinear: LIBLINEAR's model format stores integer labels; class 1.5")
+    model = write(os.path.join(scratch, "repeated.model"),
+                  "solver_type L2R_LR\nnr_class 2\nlabel 1 1\nnr_feature 2\nbias -1\nw\n0.5\n-0.25\n")
+    expect_exit(snap("predict", data, model, os.path.join(scratch, "out")), 2,
+                f"{model}:3:", "the label line repeats a label")
+
+
+if __name__ == "__main__":
+    main(cases_in(globals()))
