@@ -5,12 +5,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <utility>
 #include <vector>
 
 #include "snapml/error.h"
+#include "snapml/rank_agreement.h"
 
 namespace snapml::datasets {
 
@@ -102,5 +105,24 @@ bool InputFile::starts_with(const void* magic, std::size_t size) const {
 }
 
 int InputFile::release() { return std::exchange(fd_, -1); }
+
+std::string InputFile::identity() const {
+  constexpr std::uint64_t kEnd = 1 << 20;
+  Checksum64 sum;
+  std::vector<char> buffer(static_cast<std::size_t>(std::min(size_, kEnd)));
+  for (const std::uint64_t at : {std::uint64_t{0}, size_ > kEnd ? size_ - kEnd : std::uint64_t{0}}) {
+    std::size_t done = 0;
+    while (done < buffer.size()) {
+      const ssize_t got = ::pread(fd_, buffer.data() + done, buffer.size() - done, static_cast<off_t>(at + done));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) throw IoError("cannot read " + path_ + ": " + errno_message());
+      done += static_cast<std::size_t>(got);
+    }
+    sum.add(buffer.data(), buffer.size());
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(sum.value()));
+  return std::to_string(size_) + " bytes, ends " + hex;
+}
 
 }  // namespace snapml::datasets

@@ -139,7 +139,9 @@ class SnapLinearModel(BaseEstimator):
 
     # ---- fitting ------------------------------------------------------------------
 
-    def _validate_X_y(self, X, y, y_numeric):
+    def _validate_X_y(self, X, y, y_numeric, allow_empty=False):
+        # allow_empty: under mpirun a rank may hold no rows and still take part
+        # (snap-train allows it: partition.h); it was refused.
         return validate_data(
             self,
             X,
@@ -149,6 +151,7 @@ class SnapLinearModel(BaseEstimator):
             dtype=_DTYPES,
             y_numeric=y_numeric,
             multi_output=False,
+            ensure_min_samples=0 if allow_empty else 1,
         )
 
     def _train(self, X, labels, sample_weight, warm_model=None, class_weight=None,
@@ -228,8 +231,10 @@ class SnapLinearModel(BaseEstimator):
         # rank whose share cannot be opened fails every rank.
         distributed = _distributed.resolve_distributed(self.distributed, self._penalty_name())
         if distributed:
+            _distributed.refuse_checkpoint(checkpoint)
             with _distributed.agreed_checks():
                 file = open_snap(X, self.max_memory, y, sample_weight, *_distributed.mpi_world())
+            _distributed.agree_file(X)
         else:
             file = open_snap(X, self.max_memory, y, sample_weight)
         parameters = self._core_parameters(snap_file=True)

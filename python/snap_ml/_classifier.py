@@ -125,16 +125,18 @@ class SnapClassifier(ClassifierMixin, SnapLinearModel):
         # Every rank validates its own rows; the classes and the feature count
         # are agreed over the ranks (docs/distributed.md, "Python").
         with _distributed.agreed_checks() if distributed else contextlib.nullcontext():
-            X, y = self._validate_X_y(X, y, y_numeric=False)
+            X, y = self._validate_X_y(X, y, y_numeric=False, allow_empty=distributed)
             check_classification_targets(y)
         distributed = distributed and _distributed.train_together(self.distributed, X, y, sample_weight)
+        if distributed:
+            _distributed.refuse_checkpoint(checkpoint)
         # Each label's index among the sorted classes by a binary search: np.unique's
         # return_inverse sorts the labels with an index instead (8 ms on 40k
         # two-valued labels, a tenth of a small fit; this takes 0.4 ms).
         classes = np.unique(y)
         if distributed:
             classes = _distributed.agree_classes(classes)
-            n_features = _distributed.agree_max(X.shape[1])
+            n_features = _distributed.agree_width(X.shape[1])
         labels = np.searchsorted(classes, y)
         if classes.size < 2:
             raise ValueError(

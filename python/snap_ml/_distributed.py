@@ -131,6 +131,52 @@ def agree_max(value):
     return int(_core.mpi_allreduce_max(int(value)))
 
 
+def agree_width(n_columns):
+    """``X.shape[1]``, the same on every rank; ValueError on every rank otherwise.
+
+    The ranks' rows are one matrix: a rank with fewer columns was zero-padded to
+    the widest without a word, which is right for svmlight files read without
+    ``n_features`` and wrong for anything else (issue 36).
+    """
+    widths = allgather(int(n_columns))
+    if len(set(widths)) > 1:
+        raise ValueError(
+            f"the ranks' X have different numbers of columns ({', '.join(f'rank {r}: {w}' for r, w in enumerate(widths))}); "
+            "under mpirun every rank's X holds the same features: pass X of one width on every rank "
+            "(load_svmlight_file(..., n_features=N) for svmlight files)"
+        )
+    return widths[0]
+
+
+def agree_file(path):
+    """ValueError on every rank unless every rank passed the same file's bytes.
+
+    Each rank reads its share of the file: ranks given different files each read
+    a share of their own and trained one mixed model (issue 36, case 6). Compared
+    by size and a checksum of the ends (``_core.file_identity``), not by path.
+    """
+    mine = _core.file_identity(os.fspath(path))
+    seen = allgather((os.fspath(path), mine))
+    if len({identity for _, identity in seen}) > 1:
+        raise ValueError(
+            "the ranks passed different training files ("
+            + "; ".join(f"rank {r}: {name} ({identity})" for r, (name, identity) in enumerate(seen))
+            + "): under mpirun every rank passes the same .snap file and reads its share of it"
+        )
+
+
+def refuse_checkpoint(checkpoint):
+    """ValueError, on every rank alike, for a checkpoint under mpirun (not built yet).
+
+    Raised before training: from inside the fit it ended every rank with MPI_Abort.
+    """
+    if checkpoint and checkpoint.get("checkpoint"):
+        raise ValueError(
+            f"checkpoint is not yet available under mpirun ({_core.mpi_size()} ranks): fit without a "
+            "checkpoint, or in one process (distributed=False)"
+        )
+
+
 def agree_classes(local_classes):
     """The sorted union of every rank's distinct labels."""
     return np.unique(np.concatenate([np.asarray(c) for c in allgather(local_classes)]))

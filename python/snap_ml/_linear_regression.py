@@ -92,9 +92,11 @@ class _SquaredLossRegressor(RegressorMixin, SnapLinearModel):
             raise requires_y(self)
         distributed = _distributed.resolve_distributed(self.distributed, self._penalty_name())
         with _distributed.agreed_checks() if distributed else contextlib.nullcontext():
-            X, y = self._validate_X_y(X, y, y_numeric=True)
+            X, y = self._validate_X_y(X, y, y_numeric=True, allow_empty=distributed)
         distributed = distributed and _distributed.train_together(self.distributed, X, y, sample_weight)
-        n_features = _distributed.agree_max(X.shape[1]) if distributed else X.shape[1]
+        if distributed:
+            _distributed.refuse_checkpoint(checkpoint)
+        n_features = _distributed.agree_width(X.shape[1]) if distributed else X.shape[1]
         warm = self._warm_model(1, n_features)
         model = self._train(X, y.astype(np.float64), sample_weight, warm, epsilon=epsilon,
                             distributed=distributed, checkpoint=checkpoint)

@@ -14,6 +14,7 @@
 #include "data.h"
 #include "snapml/dataset.h"
 #include "snapml/datasets/binary_format.h"
+#include "snapml/datasets/input_file.h"
 #include "snapml/datasets/svmlight.h"
 #include "snapml/error.h"
 
@@ -128,6 +129,11 @@ datasets::SvmlightArraysOptions arrays_options(bool float32, bool multilabel, bo
 }  // namespace
 
 void bind_datasets(py::module_& m) {
+  m.def(
+      "file_identity", [](const std::string& path) { return datasets::InputFile(path).identity(); },
+      py::arg("path"),
+      "a file's size and a checksum of its ends (InputFile::identity): what the ranks of one mpirun job compare "
+      "when each reads its share of it");
   m.def(
       "read_svmlight",
       [](const std::string& path, std::int32_t n_features, const std::string& zero_based,

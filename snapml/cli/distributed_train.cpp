@@ -23,6 +23,7 @@
 #include "snapml/error.h"
 #include "snapml/mpi/mpi_communicator.h"
 #include "snapml/mpi/timed_communicator.h"
+#include "snapml/rank_agreement.h"
 #include "text_format.h"
 #include "train_report.h"
 
@@ -60,6 +61,10 @@ int default_threads_per_rank() {
 std::unique_ptr<ChunkSource> open_share(const TrainOptions& o, Communicator& communicator, Dataset& held,
                                         int& index_base) {
   datasets::InputFile input(o.training_file);  // opened once: a pipe can be read only once
+  // Every rank reads its share of one file: the same bytes, whatever the path.
+  check_same_on_every_rank(communicator, "the training file", input.identity(), o.training_file,
+                           "under mpirun every rank reads its share of one training file; give every rank the "
+                           "same file");
   const bool binary = datasets::sniff_format(input, o.format) == DataFormat::Binary;
   require(o.max_memory == 0 || binary,
           "--max-memory streams a binary (.snap) file; " + o.training_file +

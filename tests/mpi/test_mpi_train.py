@@ -314,6 +314,24 @@ def case_mpmd_options(tmp):
         check(not os.path.exists(model), f"{option}: no model may be written")
 
 
+def case_different_files(tmp):
+    # Issue 36, case 6: each rank read half of its own file and the ranks trained one
+    # mixed model (exit 0). Refused on every rank before any rows are read.
+    model = f"{tmp}/mixed.model"
+    ranks = [["-n", 1, A.train, "-s", 7, "-n", 1, dataset(name), model] for name in ("a9a", "heart_scale")]
+    result = mpirun(*ranks[0][1:], ":", *ranks[1], timeout=90)
+    expect_every_rank_ended(result, 1, "the ranks disagree on the training file", "heart_scale (",
+                            "give every rank the same file")
+    check(not os.path.exists(model), "no model may be written")
+    # A text file on one rank and a .snap file on the other would have waited in
+    # different collectives: refused the same way, before them.
+    binary = f"{tmp}/heart.snap"
+    check(run([A.convert, dataset("heart_scale"), binary]).returncode == 0, "snap-convert failed")
+    ranks = [["-n", 1, A.train, "-s", 7, "-n", 1, path, model] for path in (dataset("heart_scale"), binary)]
+    result = mpirun(*ranks[0][1:], ":", *ranks[1], timeout=90)
+    expect_every_rank_ended(result, 1, "the ranks disagree on the training file")
+
+
 def case_killed_rank(tmp):
     result = mpirun(3, A.probe, dataset("a9a"), timeout=90,
                     env={"SNAPML_PROBE_KILL_RANK": "1", "SNAPML_PROBE_KILL_EPOCH": "3"})

@@ -131,3 +131,51 @@ def test_a_rank_failing_before_any_fit_ends_the_job(tmp_path):
     """, [], [], timeout=90)
     assert code != 0, out
     assert "boom before any fit" in out
+
+
+def test_ranks_given_different_snap_files_fail_naming_them(tmp_path):
+    # Issue 36, case 6: each rank read its share of its own file and the ranks
+    # trained one mixed model. Refused on every rank, before training, with a
+    # ValueError a script can catch.
+    code, out = _run(tmp_path, f"""
+        from snap_ml.datasets import dump
+        path = "{tmp_path}/rank%d.snap" % rank
+        dump(X[: 100 + 50 * rank], y[: 100 + 50 * rank], path)
+        try:
+            LogisticRegression(distributed=True).fit(path)
+        except ValueError as e:
+            print(f"refused: {{e}}", flush=True)  # one write: the ranks share the output
+    """, [], [])
+    assert code == 0, out
+    assert out.count("refused: the ranks passed different training files") == 2, out
+    assert "rank 0: " in out and "rank1.snap" in out, out
+
+
+def test_ranks_with_different_column_counts_fail_and_an_empty_rank_trains(tmp_path):
+    # The narrower rank was zero-padded without a word; a rank with no rows was
+    # refused though snap-train allows it.
+    code, out = _run(tmp_path, """
+        try:
+            LogisticRegression(distributed=True).fit(X[rank::size, : 13 - rank], y[rank::size])
+        except ValueError as e:
+            print(f"refused: {e}", flush=True)  # one write: the ranks share the output
+        share = slice(None) if rank == 0 else slice(0, 0)
+        model = LogisticRegression(distributed=True).fit(X[share], y[share])
+        print("accuracy %.3f" % model.score(X, y), flush=True)
+    """, [], [])
+    assert code == 0, out
+    assert out.count("refused: the ranks' X have different numbers of columns (rank 0: 13, rank 1: 12)") == 2, out
+    accuracies = [float(line.split()[1]) for line in out.splitlines() if line.startswith("accuracy")]
+    assert len(accuracies) == 2 and min(accuracies) > 0.8, out
+
+
+def test_a_checkpoint_under_mpirun_is_a_value_error_not_an_abort(tmp_path):
+    # It ended every rank with MPI_Abort from inside the fit.
+    code, out = _run(tmp_path, f"""
+        try:
+            LogisticRegression(distributed=True).fit(X[rank::size], y[rank::size], checkpoint="{tmp_path}/ck")
+        except ValueError as e:
+            print(f"refused: {{e}}", flush=True)  # one write: the ranks share the output
+    """, [], [])
+    assert code == 0, out
+    assert out.count("refused: checkpoint is not yet available under mpirun (2 ranks)") == 2, out

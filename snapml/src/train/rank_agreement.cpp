@@ -147,6 +147,19 @@ std::vector<std::pair<std::string, std::string>> fit_defining_parameters(const T
   };
 }
 
+void check_same_on_every_rank(Communicator& communicator, const std::string& what, const std::string& mine,
+                              const std::string& shown, const std::string& fix) {
+  if (communicator.size() == 1) return;
+  const std::vector<std::string> texts = all_texts(communicator, mine);
+  const std::vector<std::string> names = all_texts(communicator, shown);
+  std::string differences;
+  for (std::size_t rank = 1; rank < texts.size(); ++rank)
+    if (texts[rank] != texts[0])
+      differences += "; rank 0 has " + names[0] + " (" + texts[0] + "), rank " + std::to_string(rank) + " has " +
+                     names[rank] + " (" + texts[rank] + ")";
+  if (!differences.empty()) throw InvalidArgument("the ranks disagree on " + what + differences + ": " + fix);
+}
+
 void check_ranks_agree(ChunkSource& source, Communicator& communicator, const TrainParameters& p) {
   if (communicator.size() == 1) return;
   check_parameters_agree(communicator, p);

@@ -41,6 +41,10 @@ class InputFile {
   bool starts_with(const void* magic, std::size_t size) const;
   // Hands the descriptor to a reader that closes it (gzdopen); fd() is then -1.
   int release();
+  // What tells this file from another without reading it all: its size and a
+  // checksum of its first and last MiB ("3478238 bytes, ends 5f0c..."). The ranks
+  // of one mpirun job compare it (rank_agreement.h, check_same_on_every_rank).
+  std::string identity() const;
 
  private:
   void spool(int stream);

@@ -56,6 +56,15 @@ class Checksum64 {
 };
 
 
+// Collective: throws the same InvalidArgument on every rank, naming `what` and
+// each rank's `shown` (a file name) and `mine` where it differs from rank 0's,
+// then `fix`, unless every rank passed the same `mine`. Called before the collectives whose count depends on
+// it: ranks given different files (issue 36, case 6) each read a share of their
+// own and trained one mixed model, and a text file on one rank and a .snap file
+// on another would have waited in different collectives.
+void check_same_on_every_rank(Communicator& communicator, const std::string& what, const std::string& mine,
+                              const std::string& shown, const std::string& fix);
+
 // The checksum of a source's rows (labels, weights, structure and values), never
 // 0, the same however the rows are cut into chunks; a streamed source is read
 // once for it (reset() and next()).
