@@ -13,11 +13,14 @@
 #include <vector>
 
 #include "snapml/error.h"
+#include "snapml/feature_memory.h"
 #include "snapml/rank_agreement.h"
 
 namespace snapml::datasets {
 
-InputFile::InputFile(const std::string& path) : path_(path) {
+std::uint64_t InputFile::spool_budget() { return available_memory_bytes() / 2; }
+
+InputFile::InputFile(const std::string& path, std::uint64_t max_memory) : path_(path) {
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) throw IoError("cannot open " + path + ": " + errno_message());
   try {
@@ -25,7 +28,7 @@ InputFile::InputFile(const std::string& path) : path_(path) {
     if (::fstat(fd_, &info) != 0) throw IoError("cannot stat " + path + ": " + errno_message());
     if (S_ISDIR(info.st_mode)) throw IoError("cannot read " + path + ": it is a directory");
     if (!S_ISREG(info.st_mode)) {
-      spool(std::exchange(fd_, -1));
+      spool(std::exchange(fd_, -1), max_memory > 0 ? max_memory : spool_budget(), max_memory > 0);
     } else {
       size_ = static_cast<std::uint64_t>(info.st_size);
     }
@@ -42,8 +45,9 @@ InputFile::InputFile(const std::string& path) : path_(path) {
 
 // Copies the stream to its end into a memory file, which then stands for it.
 // Holding the whole input in memory is what reading a stream costs anyway: the
-// parsers need random access to cut it into per-thread line ranges.
-void InputFile::spool(int stream) {
+// parsers need random access to cut it into per-thread line ranges. At most
+// `limit` bytes (0: no bound); `given`: the limit is --max-memory's.
+void InputFile::spool(int stream, std::uint64_t limit, bool given) {
   fd_ = ::memfd_create("snapml-input", MFD_CLOEXEC);
   if (fd_ < 0) {
     const std::string reason = errno_message();
@@ -61,6 +65,15 @@ void InputFile::spool(int stream) {
       throw IoError("cannot read " + path_ + ": " + reason);
     }
     if (got == 0) break;
+    if (limit > 0 && size_ + static_cast<std::uint64_t>(got) > limit) {
+      ::close(stream);
+      throw InputError(path_, 0, 0,
+                       "this stream (a pipe, FIFO or device, held in memory to be read) passed " +
+                           byte_size_text(limit) +
+                           (given ? " of the memory budget (--max-memory)" : ", half the memory available") +
+                           " before its end: write it to a file and pass the file" +
+                           (given ? ", or raise --max-memory" : ""));
+    }
     for (ssize_t written = 0; written < got;) {
       const ssize_t put = ::write(fd_, buffer.data() + written, static_cast<std::size_t>(got - written));
       if (put < 0 && errno == EINTR) continue;

@@ -60,7 +60,7 @@ int default_threads_per_rank() {
 // svmlight file parsed into `held`.
 std::unique_ptr<ChunkSource> open_share(const TrainOptions& o, Communicator& communicator, Dataset& held,
                                         int& index_base) {
-  datasets::InputFile input(o.training_file);  // opened once: a pipe can be read only once
+  datasets::InputFile input(o.training_file, o.max_memory);  // opened once: a pipe can be read only once
   // Every rank reads its share of one file: the same bytes, whatever the path.
   check_same_on_every_rank(communicator, "the training file", input.identity(), o.training_file,
                            "under mpirun every rank reads its share of one training file; give every rank the "

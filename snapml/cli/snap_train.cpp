@@ -158,7 +158,7 @@ int snap_train(int argc, char** argv) {
   if (launched_as_mpi_rank()) return train_as_mpi_rank(o, &argc, &argv);
 #endif
   // The training file is opened once, here: a pipe or FIFO can be read only once.
-  datasets::InputFile input(o.training_file);
+  datasets::InputFile input(o.training_file, o.max_memory);
   const DataFormat format = datasets::sniff_format(input, o.format);
   const std::unique_ptr<datasets::StreamedBinarySource> streamed = streamed_training_source(o, input, format);
   int index_base = -1;  // the training text's; a .snap file holds columns

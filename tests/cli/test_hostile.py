@@ -7,8 +7,8 @@ Usage: test_hostile.py --train PATH --predict PATH --convert PATH --data-dir DIR
 """
 import os
 
-from test_snap_train import (accuracy_of, cases_in, check, dataset, expect_exit, main, ok, read_lines, snap,
-                             write)
+from test_snap_train import (TOOLS, accuracy_of, cases_in, check, dataset, expect_exit, main, ok, read_lines,
+                             snap, write)
 
 
 def with_index_zero(source, path):
@@ -101,6 +101,54 @@ def case_liblinear_labels(data_dir, scratch):
                   "solver_type L2R_LR\nnr_class 2\nlabel 1 1\nnr_feature 2\nbias -1\nw\n0.5\n-0.25\n")
     expect_exit(snap("predict", data, model, os.path.join(scratch, "out")), 2,
                 f"{model}:3:", "the label line repeats a label")
+
+
+
+def endless_into(tool, *args):
+    """Runs a tool reading /dev/stdin from a writer with no end (as /dev/zero or
+    `yes`, here a process of the test's own): the tool must stop on its own."""
+    import subprocess
+    import sys
+
+    writer = subprocess.Popen([sys.executable, "-c", "import sys\nblock = b'1 1:1 2:0.5\\n' * 10000\n"
+                               "while True: sys.stdout.buffer.write(block)"],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        result = subprocess.run([TOOLS[tool], *map(str, args)], stdin=writer.stdout, capture_output=True,
+                                text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        raise AssertionError(f"{tool} kept reading an endless stream")
+    finally:
+        writer.stdout.close()
+        writer.kill()
+        writer.wait()
+    return result
+
+
+def case_memory_bounds(data_dir, scratch):
+    """Case 9: a pipe or device was spooled into memory without a limit (`--max-memory
+    100MB /dev/zero` grew until the OOM killer fired); case 10: -s 5 and -s 6
+    streamed under --max-memory 10MB peaked at 65.9 MB."""
+    model = os.path.join(scratch, "m")
+    result = endless_into("train", "-s", "7", "--max-memory", "10MB", "--report-memory", "/dev/stdin", model)
+    expect_exit(result, 2, "/dev/stdin: this stream", "passed 10.0 MiB of the memory budget (--max-memory)",
+                "write it to a file")
+    peak = int(result.stderr.split("peak resident memory: ")[1].split()[0])
+    check(peak < 64 << 20, f"peak resident memory {peak} bytes")
+    # The L1 solvers copy every row: streamed rows are refused, resident ones must
+    # fit the budget with their copy.
+    a9a = dataset(data_dir, "a9a")
+    chunked = os.path.join(scratch, "a9a.snap")
+    ok(snap("convert", "--chunk-rows", "2000", a9a, chunked))
+    for solver in ("5", "6"):
+        expect_exit(snap("train", "-s", solver, "--max-memory", "3MB", chunked, model), 1,
+                    "penalty l1 keeps a column-major copy", "these rows stream from disk", "penalty l2")
+        expect_exit(snap("train", "-s", solver, "--max-memory", "6MB", chunked, model), 1,
+                    "together above the memory budget of 6.0 MiB")
+    result = ok(snap("train", "-q", "-s", "6", "--max-memory", "12MB", "--report-memory", chunked, model))
+    peak = int(result.stderr.split("peak resident memory: ")[1].split()[0])
+    check(peak < 40 << 20, f"-s 6 within a 12 MB budget peaked at {peak} bytes")
+    check(not os.path.exists(model) or os.path.getsize(model) > 0, "an empty model")
 
 
 if __name__ == "__main__":

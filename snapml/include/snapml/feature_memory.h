@@ -54,6 +54,16 @@ class FeatureMemoryError : public InvalidArgument {
 // `max_memory` (when non-zero) or else available_memory_bytes() (when known).
 void check_feature_memory(std::int64_t n_features, std::uint64_t bytes_per_feature, std::uint64_t max_memory);
 
+// Penalty l1 under a memory budget (`max_memory` > 0): its solvers build a
+// column-major copy of every row (snapml/src/l1_columns.h: 8 bytes a non-zero,
+// about 32 a row with the intercept column, the cost, the target and the
+// margin) beside the rows themselves (about 8 bytes a non-zero and 20 a row
+// resident), so rows that stream from disk (`resident` false) cannot train, and
+// resident rows must fit the budget with their copy. Throws InvalidArgument
+// naming the sizes and the fixes. Streamed under 10 MB, -s 5 and -s 6 peaked at
+// 65.9 MB (issue 36, case 10).
+void check_l1_copy_memory(bool resident, std::int64_t nnz, std::int64_t rows, std::uint64_t max_memory);
+
 // "1.5 GiB", "512 MiB", "800 bytes": a byte count for a message.
 std::string byte_size_text(std::uint64_t bytes);
 

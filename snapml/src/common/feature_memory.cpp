@@ -68,4 +68,21 @@ void check_feature_memory(std::int64_t n_features, std::uint64_t bytes_per_featu
   if (needed > budget) throw FeatureMemoryError(n_features, needed, budget, max_memory > 0);
 }
 
+void check_l1_copy_memory(bool resident, std::int64_t nnz, std::int64_t rows, std::uint64_t max_memory) {
+  if (max_memory == 0) return;
+  const auto non_zeros = static_cast<std::uint64_t>(nnz);
+  const auto row_count = static_cast<std::uint64_t>(rows);
+  const std::uint64_t copy = 8 * non_zeros + 32 * row_count;
+  const std::uint64_t held = 8 * non_zeros + 20 * row_count;
+  const std::string fix = "raise --max-memory (max_memory) to at least " + byte_size_text(held + copy) +
+                          ", or train with penalty l2, whose solvers stream";
+  require(resident, "penalty l1 keeps a column-major copy of every row in memory (" + byte_size_text(copy) +
+                        "), and these rows stream from disk because they do not fit the memory budget of " +
+                        byte_size_text(max_memory) + ": " + fix);
+  require(held + copy <= max_memory, "penalty l1 keeps a column-major copy of every row (" + byte_size_text(copy) +
+                                         ") beside the rows (" + byte_size_text(held) +
+                                         "): together above the memory budget of " + byte_size_text(max_memory) +
+                                         ": " + fix);
+}
+
 }  // namespace snapml

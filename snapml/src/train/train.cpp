@@ -463,6 +463,7 @@ TrainResult train(ChunkSource& source, Communicator& communicator, const TrainPa
                        fit_bytes_per_feature(p.penalty, weight_rows, running,
                                              replicas_possible ? static_cast<std::size_t>(threads) : 0, averaged),
                        p.max_memory);
+  if (p.penalty == Penalty::L1) check_l1_copy_memory(source.resident(), source.nnz(), source.n_rows(), p.max_memory);
   if (p.warm_start) apply_warm_start(*p.warm_start, summary, p, problems);
   const std::unique_ptr<TrainCheckpoint> checkpoint =
       open_checkpoint(source, communicator, p, problems, result.resumed_epochs);

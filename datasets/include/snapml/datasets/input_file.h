@@ -22,7 +22,11 @@ class InputFile {
   static constexpr std::size_t kHeadBytes = 16;
 
   // Throws IoError when the path cannot be opened or read, or is a directory.
-  explicit InputFile(const std::string& path);
+  // A stream is spooled up to `max_memory` bytes (--max-memory; 0: half the
+  // memory available, spool_budget()), past which InputError names the path and
+  // the budget: a pipe or device with no end (`/dev/zero`) grew until the kernel's
+  // OOM killer fired, killing other processes first (issue 36, case 9).
+  explicit InputFile(const std::string& path, std::uint64_t max_memory = 0);
   ~InputFile();
   InputFile(InputFile&& other) noexcept;
   InputFile& operator=(InputFile&& other) noexcept;
@@ -46,8 +50,14 @@ class InputFile {
   // of one mpirun job compare it (rank_agreement.h, check_same_on_every_rank).
   std::string identity() const;
 
+  // The most bytes a stream may hold in memory without a --max-memory: half of
+  // what the machine has available (feature_memory.h's available_memory_bytes),
+  // since the rows parsed from it need about as much again; 0 (no bound) where
+  // the machine does not say.
+  static std::uint64_t spool_budget();
+
  private:
-  void spool(int stream);
+  void spool(int stream, std::uint64_t limit, bool given);
 
   std::string path_;
   int fd_ = -1;
