@@ -146,6 +146,11 @@ class LogisticRegressionCV(LogisticRegression):
         if hasattr(X, "tocsr"):
             X = X.tocsr()  # rows are taken per fold
         check_classification_targets(y)
+        if np.unique(y).size < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs samples of at least 2 classes, but the data contains only one "
+                f"class: {y[0]!r}; pass labels of two or more classes"
+            )
         weights = _check_sample_weight(sample_weight, X)
         if isinstance(self.Cs, (int, np.integer)) and not isinstance(self.Cs, bool):
             if self.Cs < 1:
@@ -172,7 +177,7 @@ class LogisticRegressionCV(LogisticRegression):
                 # A class with too few rows left this fold's training rows one
                 # class: scikit-learn's path then predicts it everywhere, at every C.
                 # So does this fold, rather than refusing what scikit-learn fits.
-                constant = DummyClassifier(strategy="constant", constant=present[0]).fit(X, y)
+                constant = DummyClassifier(strategy="constant", constant=present[:1]).fit(X, y)
                 scores[k, :] = (scorer(constant, X[test], y[test], sample_weight=weights[test])
                                 if weights[test].any() else np.nan)
                 return None  # no weights to average (refit=False)

@@ -218,3 +218,26 @@ def test_logistic_regression_cv_fits_a_class_too_small_for_every_fold():
         averaged = LogisticRegressionCV(refit=False).fit(X, y)
     assert ours.score(X, y) == theirs.score(X, y)
     assert np.all(np.isfinite(averaged.coef_))
+
+
+def test_ridge_fits_the_intercept_at_any_alpha_and_huge_targets_as_scikit_learn():
+    # Issue 36, case 8: Ridge(alpha=1e20) left the intercept at 0.0 (scikit-learn:
+    # the targets' mean), and targets near 1e300 gave an all-zero model.
+    from sklearn.datasets import make_regression
+    from sklearn.linear_model import LinearRegression as SkLinearRegression
+    from sklearn.linear_model import Ridge as SkRidge
+
+    from snap_ml import LinearRegression, Ridge
+
+    X, y = make_regression(n_samples=200, n_features=5, noise=1.0, random_state=0)
+    y = y + 40.0
+    for alpha in (1.0, 1e6, 1e20):
+        ours, theirs = Ridge(alpha=alpha).fit(X, y), SkRidge(alpha=alpha).fit(X, y)
+        np.testing.assert_allclose(ours.intercept_, theirs.intercept_, rtol=1e-6)
+        np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-5, atol=1e-12)
+    for scale in (1e200, 1e300):
+        for ours, theirs in ((LinearRegression(), SkLinearRegression()), (Ridge(), SkRidge())):
+            ours.fit(X, y * scale)
+            theirs.fit(X, y * scale)
+            np.testing.assert_allclose(ours.coef_ / scale, theirs.coef_ / scale, rtol=1e-6)
+            np.testing.assert_allclose(ours.intercept_ / scale, theirs.intercept_ / scale, rtol=1e-6)

@@ -7,6 +7,7 @@
 #include <exception>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -18,6 +19,7 @@
 #include "snapml/impl/rank_agreement.h"
 #include "snapml/output_path.h"
 #include "snapml/solver_factory.h"
+#include "target_transform.h"
 
 namespace snapml {
 namespace {
@@ -28,6 +30,7 @@ struct LabelSummary {
   std::int64_t n_rows = 0;
   std::vector<double> classes;       // sorted (classification only)
   std::vector<std::int64_t> counts;  // rows per class
+  detail::TargetStats targets;       // this rank's (regression only)
 };
 
 // Union of every rank's (label, count) table: each rank writes its table into
@@ -54,6 +57,7 @@ void gather_classes(std::map<double, std::int64_t>& local, Communicator& communi
 
 LabelSummary summarise(ChunkSource& source, Communicator& communicator, bool classification) {
   std::map<double, std::int64_t> counts;
+  detail::TargetStats targets;
   CsrView x;
   source.reset();
   while (source.next(x)) {
@@ -66,9 +70,11 @@ LabelSummary summarise(ChunkSource& source, Communicator& communicator, bool cla
               "row " + std::to_string(x.first_row + row) +
                   " has a negative or non-finite sample weight; weights must be >= 0");
       if (classification) ++counts[label];
+      else targets.add(label, weight);
     }
   }
   LabelSummary summary;
+  summary.targets = targets;
   std::int64_t sizes[2] = {source.n_features(), 0};
   communicator.allreduce_max(sizes, 1);
   summary.n_features = static_cast<std::int32_t>(sizes[0]);
@@ -179,7 +185,7 @@ std::vector<Problem> make_problems(const LabelSummary& summary, const std::vecto
 }
 
 void apply_warm_start(const Model& start, const LabelSummary& summary, const TrainParameters& p,
-                      std::vector<Problem>& problems) {
+                      const detail::TargetTransform& transform, std::vector<Problem>& problems) {
   require(start.loss == p.loss, std::string("warm start: the model was trained with the ") +
                                     loss_name(start.loss) + " loss, not " + loss_name(p.loss));
   require(start.classes == summary.classes,
@@ -211,14 +217,17 @@ void apply_warm_start(const Model& start, const LabelSummary& summary, const Tra
     w.assign(stride * rows_each, 0.0);
     for (std::size_t r = 0; r < rows_each; ++r) {
       const std::size_t row = k * rows_each + r;
-      std::copy_n(start.coef_row(static_cast<int>(row)), start.n_features, w.begin() + static_cast<std::ptrdiff_t>(r * stride));
-      if (scaling > 0.0) w[r * stride + stride - 1] = start.intercept[row] / scaling;
+      // In the transformed targets' units (target_transform.h).
+      const double* coef = start.coef_row(static_cast<int>(row));
+      for (std::int32_t j = 0; j < start.n_features; ++j)
+        w[r * stride + static_cast<std::size_t>(j)] = coef[j] / transform.scale;
+      if (scaling > 0.0) w[r * stride + stride - 1] = (start.intercept[row] - transform.shift) / transform.scale / scaling;
     }
   }
 }
 
-Model assemble(const LabelSummary& summary, const std::vector<double>& weights,
-               const TrainParameters& p, const std::vector<Problem>& problems) {
+Model assemble(const LabelSummary& summary, const std::vector<double>& weights, const TrainParameters& p,
+               const detail::TargetTransform& transform, const std::vector<Problem>& problems) {
   Model model;
   // Two classes under the multinomial loss train the logistic loss (make_problems).
   model.loss = problems.front().parameters.loss;
@@ -236,9 +245,9 @@ Model assemble(const LabelSummary& summary, const std::vector<double>& weights,
     // n_features + 1 weights per model row; the multinomial problem holds them all.
     const std::vector<double>& w = problem.state.weights;
     for (std::size_t row = 0; row + width < w.size(); row += width + 1) {
-      const auto begin = w.begin() + static_cast<std::ptrdiff_t>(row);
-      model.coef.insert(model.coef.end(), begin, begin + static_cast<std::ptrdiff_t>(width));
-      model.intercept.push_back(w[row + width] * model.intercept_scaling);
+      // Back from the transformed targets' units: w = s w', b = s b' + c.
+      for (std::size_t j = 0; j < width; ++j) model.coef.push_back(w[row + j] * transform.scale);
+      model.intercept.push_back(w[row + width] * model.intercept_scaling * transform.scale + transform.shift);
     }
   }
   model.check();
@@ -464,18 +473,33 @@ TrainResult train(ChunkSource& source, Communicator& communicator, const TrainPa
                                              replicas_possible ? static_cast<std::size_t>(threads) : 0, averaged),
                        p.max_memory);
   if (p.penalty == Penalty::L1) check_l1_copy_memory(source.resident(), source.nnz(), source.n_rows(), p.max_memory);
-  if (p.warm_start) apply_warm_start(*p.warm_start, summary, p, problems);
+  // Regression: the targets the solvers see (target_transform.h).
+  detail::TargetTransform transform;
+  std::optional<detail::TransformedTargets> transformed;
+  if (!is_classification(p.loss)) {
+    transform = detail::decide_target_transform(summary.targets, communicator,
+                                                p.fit_intercept && !p.penalise_intercept, p.penalty != Penalty::L1);
+    require(p.penalty != Penalty::L1 || transform.largest <= detail::kLargeTarget, [&] {
+      return "penalty l1: targets reach " + number_text(transform.largest) + " in magnitude, whose squares the fit "
+             "cannot hold past " + number_text(detail::kLargeTarget) + " (the lasso is not scale-equivariant, so "
+             "they are not scaled as for penalty l2): divide the targets by a power of ten";
+    });
+    for (Problem& problem : problems) problem.parameters.epsilon /= transform.scale;
+    if (!transform.identity()) transformed.emplace(source, transform);
+  }
+  ChunkSource& rows = transformed ? static_cast<ChunkSource&>(*transformed) : source;
+  if (p.warm_start) apply_warm_start(*p.warm_start, summary, p, transform, problems);
   const std::unique_ptr<TrainCheckpoint> checkpoint =
       open_checkpoint(source, communicator, p, problems, result.resumed_epochs);
   // One session for all problems: a GPU one keeps the rows it uploads for the next.
   const std::unique_ptr<SolverSession> session = make_solver_session(p.use_gpu, p.device_ids);
   if (side_by_side) {
-    fit_problems_in_parallel(source, *session, problems, threads, result.fits, checkpoint.get());
+    fit_problems_in_parallel(rows, *session, problems, threads, result.fits, checkpoint.get());
   } else {
     for (std::size_t k = 0; k < problems.size(); ++k)
-      fit_problem(problems[k], source, communicator, *session, result.fits[k], checkpoint.get(), k);
+      fit_problem(problems[k], rows, communicator, *session, result.fits[k], checkpoint.get(), k);
   }
-  result.model = assemble(summary, weights, p, problems);
+  result.model = assemble(summary, weights, p, transform, problems);
   return result;
 }
 
