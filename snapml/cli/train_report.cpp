@@ -106,8 +106,9 @@ void print_summary(const TrainResult& result, const TrainParameters& parameters,
   if (resumed > 0)
     out << "snap-train: resumed from the checkpoint " << parameters.checkpoint << " (at most " << resumed
         << " epochs per problem were done before)\n";
-  // L1 stops on LIBLINEAR's sub-gradient rule, not on the gap (which it reports).
-  const bool l1 = parameters.penalty == Penalty::L1;
+  // Pure L1 stops on LIBLINEAR's sub-gradient rule, not on the gap (which it
+  // reports); the elastic net also needs its gap below tol (glmnet_cpu.cpp).
+  const bool l1 = parameters.penalty == Penalty::L1 && parameters.l1_ratio >= 1.0;
   const char* relation = l1 ? (unconverged == 0 ? "(sub-gradient rule met at" : "(sub-gradient rule not met at")
                             : (unconverged == 0 ? "<=" : ">");
   const char* close = l1 ? ")" : "";

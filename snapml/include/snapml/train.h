@@ -87,7 +87,8 @@ struct TrainParameters {
   // this file if it exists (same data and fit-defining options, or
   // InvalidArgument naming what differs; a damaged file is an InputError) and
   // saves the state to it atomically whenever checkpoint_interval seconds have
-  // passed since the last save (0: after every round). Refused under several
+  // passed since the last save (0: after every round), and at most a tenth of
+  // the fit's time (checkpoint_save_due). Refused under several
   // ranks (not yet built). train() leaves the file; the caller
   // removes it once the model is safe (remove_checkpoint). Penalty l1 (its
   // solvers save no state) is refused.

@@ -13,9 +13,14 @@
 //  1. G_j = df/dw_j and H_jj = sum_i x~_ij^2 l''_i + b + nu (nu = 1e-12, LIBLINEAR's,
 //     keeps H positive on empty columns) for the active columns; the minimum-norm
 //     sub-gradient v_j of F (|G_j + a sign(w_j)| for w_j != 0, max(0, |G_j| - a)
-//     at 0) is summed; stop when that sum is <= tol times the first iteration's
-//     (w = 0's for a warm start), on the full set of columns (a stop met on the
-//     shrunk set brings every column back and checks again, unlike LIBLINEAR).
+//     at 0) is summed; pure L1 (b = 0) stops when that sum is <= tol times the
+//     first iteration's (w = 0's for a warm start), on the full set of columns (a
+//     stop met on the shrunk set brings every column back and checks again,
+//     unlike LIBLINEAR). The elastic net (b > 0), which LIBLINEAR does not have,
+//     also needs its duality gap <= tol P(w), as the L2 solvers do: its dual needs
+//     no scaling and certifies the fit, and the sub-gradient rule alone at the
+//     default tol left a9a's relative gap at 0.0028 and its weights 41 % from the
+//     optimum's (issue 36). At a tiny tol the sub-gradient rule is the tighter.
 //     A zero weight with |G_j| < a - M/l (M: the previous iteration's largest
 //     violation) leaves the active set (section 5.1's shrinking).
 //  2. The direction d minimises the quadratic model
@@ -322,6 +327,8 @@ FitResult GlmnetCpuSolver::fit(ChunkSource& source, Communicator& communicator, 
       return detail::l1_violation_at_zero<decltype(r)>(data_, l1_weight_);
     });
   }
+  // The elastic net also needs its duality gap below tol.
+  const bool gap_rule = parameters_.l1_ratio < 1.0;
   std::int64_t active_size = n_columns;
   double previous_largest = std::numeric_limits<double>::infinity();
   double inner_tol = 1.0;
@@ -336,14 +343,19 @@ FitResult GlmnetCpuSolver::fit(ChunkSource& source, Communicator& communicator, 
     if (first_violation < 0.0) first_violation = violation;
     if (violation <= parameters_.tol * first_violation) {
       if (active_size == n_columns) {
-        result.converged = true;
         if (result.history.empty()) certificates.record(result, weights_);  // w = 0 (or the start) is optimal: certify it
-        break;
+        const EpochRecord& last = result.history.back();
+        if (!gap_rule || last.gap <= parameters_.tol * last.primal) {
+          result.converged = true;
+          break;
+        }
+        // The elastic net's gap is not there yet: another Newton step.
+      } else {
+        // Met on the shrunk set only: bring every column back and check again.
+        active_size = n_columns;
+        previous_largest = std::numeric_limits<double>::infinity();
+        continue;
       }
-      // Met on the shrunk set only: bring every column back and check again.
-      active_size = n_columns;
-      previous_largest = std::numeric_limits<double>::infinity();
-      continue;
     }
     previous_largest = largest;
     bool moved = false;

@@ -198,7 +198,14 @@ bool TrainCheckpoint::load() {
   return true;
 }
 
-bool TrainCheckpoint::due() const { return std::chrono::steady_clock::now() - last_save_ >= interval_; }
+bool checkpoint_save_due(double since, double interval, double last_cost) {
+  return since >= interval && since >= 9.0 * last_cost;
+}
+
+bool TrainCheckpoint::due() const {
+  const std::chrono::duration<double> since = std::chrono::steady_clock::now() - last_save_;
+  return checkpoint_save_due(since.count(), interval_.count(), last_cost_);
+}
 
 void TrainCheckpoint::progress(std::size_t k, int epochs, const std::function<SolverState()>& snapshot) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -243,10 +250,12 @@ std::string TrainCheckpoint::encoded() const {
 }
 
 void TrainCheckpoint::save() {
+  const auto started = std::chrono::steady_clock::now();
   AtomicFile file(path_);
   file.write(encoded());
   file.commit();
   last_save_ = std::chrono::steady_clock::now();
+  last_cost_ = std::chrono::duration<double>(last_save_ - started).count();
 }
 
 }  // namespace snapml

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "snapml/checkpoint.h"
 #include "snapml/chunk_source.h"
 #include "snapml/error.h"
 #include "snapml/model.h"
@@ -74,21 +75,29 @@ TEST(ResumeRules, AMaxIterTheCheckpointHasUsedUpIsRefused) {
   interrupted_fit(data, hinge_with_checkpoint(path), 12);
   ASSERT_TRUE(std::filesystem::exists(path));
   TrainParameters p = hinge_with_checkpoint(path);
-  for (int max_iter : {1, 5, 12}) {
-    p.max_iter = max_iter;
+  // The epochs saved (saves are rate-limited: checkpoint_save_due), as the
+  // refusal names them; every budget up to them is refused.
+  int saved = 0;
+  for (int max_iter : {1, 0}) {
+    p.max_iter = max_iter > 0 ? max_iter : saved;
     try {
       train(data, p);
-      ADD_FAILURE() << "max_iter " << max_iter << " trained";
+      ADD_FAILURE() << "max_iter " << p.max_iter << " trained";
     } catch (const InvalidArgument& e) {
-      EXPECT_NE(std::string(e.what()).find("leaves none to run: raise max_iter above"), std::string::npos)
-          << e.what();
+      const std::string message = e.what();
+      const std::size_t at = message.find(" has done ");
+      ASSERT_NE(at, std::string::npos) << message;
+      saved = std::stoi(message.substr(at + 10));
+      EXPECT_NE(message.find("leaves none to run: raise max_iter above " + std::to_string(saved)), std::string::npos)
+          << message;
     }
     EXPECT_TRUE(std::filesystem::exists(path)) << "the refused resume removed the checkpoint";
   }
-  p.max_iter = 20;  // tol stays: it defines the optimum the checkpoint was saved for
+  ASSERT_GE(saved, 1);
+  p.max_iter = saved + 8;  // tol stays: it defines the optimum the checkpoint was saved for
   const TrainResult resumed = train(data, p);
   ASSERT_FALSE(resumed.fits[0].history.empty());
-  EXPECT_GT(resumed.fits[0].history.back().epoch, 12);
+  EXPECT_GT(resumed.fits[0].history.back().epoch, saved);
   EXPECT_GT(resumed.fits[0].history.back().gap, 0.0);
 }
 
@@ -109,7 +118,7 @@ TEST(ResumeRules, TheRowsChecksumIsTheSameForAnyChunking) {
   TrainParameters p = hinge_with_checkpoint(path);
   p.max_iter = 30;
   const TrainResult resumed = train(many, p);
-  EXPECT_GE(resumed.resumed_epochs.at(0), 5);  // interrupted at the first certificate from epoch 5 on
+  EXPECT_GE(resumed.resumed_epochs.at(0), 1);  // resumed, not refused as other data
 }
 
 // Case 7: a NaN in a warm start gave a NaN model (every prediction -1) with only
@@ -138,6 +147,16 @@ TEST(ResumeRules, AWarmStartWithANonFiniteCoefficientIsRefused) {
       }
     }
   }
+}
+
+// --checkpoint-interval 0 saved after every epoch whatever a save cost: 6 to 27
+// times the fit's time. A save now waits 9 times the last one's duration too.
+TEST(Checkpoint, SavesWaitNineTimesTheLastSavesCost) {
+  EXPECT_TRUE(checkpoint_save_due(0.0, 0.0, 0.0));
+  EXPECT_FALSE(checkpoint_save_due(0.05, 0.0, 0.01));  // a 10 ms save: the next after 90 ms
+  EXPECT_TRUE(checkpoint_save_due(0.09, 0.0, 0.01));
+  EXPECT_FALSE(checkpoint_save_due(59.0, 60.0, 0.001));  // the interval still rules when it is the longer
+  EXPECT_TRUE(checkpoint_save_due(60.0, 60.0, 0.001));
 }
 
 }  // namespace
