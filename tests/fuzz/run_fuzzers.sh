@@ -27,9 +27,11 @@ declare -A corpus=(
   [fuzz_binary]=binary
   [fuzz_model_text]=model_text
   [fuzz_model_liblinear]=model_liblinear
+  [fuzz_checkpoint]=checkpoint
 )
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_svmlight fuzz_svmlight_arrays fuzz_criteo fuzz_binary fuzz_model_text fuzz_model_liblinear)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_svmlight fuzz_svmlight_arrays fuzz_criteo fuzz_binary fuzz_model_text fuzz_model_liblinear
+                                     fuzz_checkpoint)
 for t in "${targets[@]}"; do
   [ -n "${corpus[$t]:-}" ] || { echo "run_fuzzers: unknown fuzzer '$t' (known: ${!corpus[*]})" >&2; exit 1; }
 done

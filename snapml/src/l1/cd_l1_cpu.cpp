@@ -128,7 +128,10 @@ void CdL1CpuSolver::step(std::int64_t column, double gradient, double curvature)
   if (gradient + 1.0 <= curvature * w) d = -(gradient + 1.0) / curvature;
   else if (gradient - 1.0 >= curvature * w) d = -(gradient - 1.0) / curvature;
   else d = -w;
-  if (std::fabs(d) < kSmallestStep) return;
+  // A step onto 0 is taken however small: skipped, a tiny weight's violation
+  // |G_j -+ 1| stays in the stopping rule for good (newGLMNET's stall on a9a,
+  // glmnet_cpu.cpp).
+  if (std::fabs(d) < kSmallestStep && d != -w) return;
 
   const std::int64_t begin = columns_.offsets[column];
   const std::int64_t end = columns_.offsets[column + 1];

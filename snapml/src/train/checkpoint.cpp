@@ -1,11 +1,12 @@
 #include "snapml/checkpoint.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <set>
 
 #include "snapml/atomic_file.h"
 #include "snapml/error.h"
@@ -100,34 +101,11 @@ Fingerprint decoded_fingerprint(const std::string& text) {
   return pairs;
 }
 
-std::string hex(std::uint64_t value) {
-  static const char digits[] = "0123456789abcdef";
-  std::string text(16, '0');
-  for (int i = 15; i >= 0; --i, value >>= 4) text[static_cast<std::size_t>(i)] = digits[value & 15];
-  return text;
-}
-
 }  // namespace
 
 std::string checkpoint_path(const std::string& path, int rank, int ranks) {
   if (ranks <= 1) return path;
   return path + ".rank-" + std::to_string(rank) + "-of-" + std::to_string(ranks);
-}
-
-Fingerprint checkpoint_fingerprint(ChunkSource& source, Communicator& communicator, const TrainParameters& p,
-                                   std::size_t problems) {
-  Fingerprint fingerprint{
-      {"rows", std::to_string(source.n_rows())},
-      {"features", std::to_string(source.n_features())},
-      {"rows checksum", hex(rows_checksum(source))},
-      {"ranks", std::to_string(communicator.size())},
-      {"problems", std::to_string(problems)},
-  };
-  // These change the route to the optimum, not the optimum.
-  static const std::set<std::string> route{"max_iter", "local_epochs", "adaptive_sigma", "shrinking", "use_gpu"};
-  for (auto& pair : fit_defining_parameters(p))
-    if (route.count(pair.first) == 0) fingerprint.push_back(std::move(pair));
-  return fingerprint;
 }
 
 TrainCheckpoint::TrainCheckpoint(std::string path, double interval_seconds, Fingerprint fingerprint,
@@ -167,10 +145,14 @@ bool TrainCheckpoint::load() {
   Reader reader(path_, bytes, end);
   const Fingerprint theirs = decoded_fingerprint(reader.text());
   std::string differences;
-  for (const auto& [name, value] : fingerprint_) {
-    const auto found = std::find_if(theirs.begin(), theirs.end(), [&](const auto& pair) { return pair.first == name; });
+  for (const auto& mine : fingerprint_) {
+    // (A structured binding cannot be captured in C++17: clang, which builds the
+    // fuzzers, refuses it.)
+    const auto found =
+        std::find_if(theirs.begin(), theirs.end(), [&](const auto& pair) { return pair.first == mine.first; });
     const std::string saved = found == theirs.end() ? "nothing" : found->second;
-    if (saved != value) differences += "; " + name + ": the checkpoint has " + saved + ", this run has " + value;
+    if (saved != mine.second)
+      differences += "; " + mine.first + ": the checkpoint has " + saved + ", this run has " + mine.second;
   }
   if (!differences.empty())
     throw InvalidArgument("the checkpoint " + path_ +
@@ -178,6 +160,15 @@ bool TrainCheckpoint::load() {
                           "or remove it to start afresh)" + differences);
   const auto count = reader.get<std::uint64_t>();
   if (count != problems_.size()) throw corrupt("checkpoint holds " + std::to_string(count) + " problems");
+  // The states' sizes follow from this run's rows and features (equal to the
+  // file's: the fingerprints matched): a weight row is features + 1 wide, the
+  // dual variables one per row (K per row for the multinomial loss).
+  auto number_of = [&](const char* name) -> std::uint64_t {
+    for (const auto& [key, value] : fingerprint_)
+      if (key == name) return std::strtoull(value.c_str(), nullptr, 10);
+    return 0;
+  };
+  const std::uint64_t width = number_of("features") + 1, rows = number_of("rows");
   for (ProblemCheckpoint& problem : problems_) {
     const auto status = reader.get<std::uint8_t>();
     if (status > static_cast<std::uint8_t>(ProblemCheckpoint::Status::Done))
@@ -193,6 +184,16 @@ bool TrainCheckpoint::load() {
     problem.last.gap = reader.get<double>();
     problem.last.gradient_norm = reader.get<double>();
     if (problem.epochs < 0) throw corrupt("checkpoint has a negative epoch count");
+    // A file that passed the checksum was written so (by another version, or a
+    // bug): its states start a fit, so they are checked as any input is.
+    for (const std::vector<double>* values : {&problem.state.weights, &problem.state.alpha})
+      if (!std::all_of(values->begin(), values->end(), [](double v) { return std::isfinite(v); }))
+        throw corrupt("checkpoint has a state that is not a finite number");
+    if (problem.state.weights.size() % width != 0 || (rows > 0 && problem.state.alpha.size() % rows != 0))
+      throw corrupt("checkpoint has a state sized for other data");
+    if (problem.status == ProblemCheckpoint::Status::Done &&
+        (problem.state.weights.empty() || !problem.state.alpha.empty()))
+      throw corrupt("checkpoint has a finished problem without its weights");
   }
   if (!reader.done()) throw corrupt("checkpoint has bytes after its last problem");
   return true;
