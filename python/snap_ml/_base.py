@@ -6,6 +6,7 @@ parameters; everything else lives here and in ``_classifier.py``.
 """
 
 import contextlib
+import os
 import warnings
 
 import numpy as np
@@ -380,10 +381,13 @@ class SnapLinearModel(BaseEstimator):
         """
         from ._model_io import to_core_model
 
+        # str(path) of anything wrote a file named "None" or "3" (issue 36).
+        if not isinstance(path, (str, os.PathLike)):
+            raise ValueError(f"path must be a file path (str or os.PathLike), got {path!r}")
         model = to_core_model(self)
         if format == "snapml":
-            model.save(str(path))
+            model.save(os.fspath(path))
         elif format == "liblinear":
-            model.save_liblinear(str(path))
+            model.save_liblinear(os.fspath(path))
         else:
             raise ValueError(f"format must be 'snapml' or 'liblinear', got {format!r}")

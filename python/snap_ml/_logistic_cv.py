@@ -14,6 +14,9 @@ from ._base import _ACCEPT_SPARSE, _DTYPES
 from ._logistic import LogisticRegression
 from ._params import resolve_threads
 
+# The most Cs a search takes (an integer Cs: that many on a log grid).
+_MAX_CS = 10_000
+
 # The parameters an inner LogisticRegression takes from this one.
 _SHARED = ("fit_intercept", "dual", "penalty", "solver", "tol", "max_iter", "class_weight",
            "n_jobs", "verbose", "intercept_scaling", "random_state", "multi_class", "use_gpu",
@@ -153,8 +156,10 @@ class LogisticRegressionCV(LogisticRegression):
             )
         weights = _check_sample_weight(sample_weight, X)
         if isinstance(self.Cs, (int, np.integer)) and not isinstance(self.Cs, bool):
-            if self.Cs < 1:
-                raise ValueError(f"Cs must be an integer >= 1 or a list of C values, got {self.Cs!r}")
+            # Bounded: 2**63 made an empty grid (IndexError), 10**12 asked numpy
+            # for 8 TB; each C is a fit per fold, so no search needs more.
+            if not 1 <= self.Cs <= _MAX_CS:
+                raise ValueError(f"Cs must be an integer in [1, {_MAX_CS}] or a list of C values, got {self.Cs!r}")
             Cs = np.logspace(-4, 4, int(self.Cs))
         else:
             Cs = np.asarray(self.Cs, dtype=np.float64).ravel()
