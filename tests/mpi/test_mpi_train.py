@@ -302,6 +302,16 @@ def case_l1_refused(tmp):
         check(not os.path.exists(f"{tmp}/l1.model"), "no model may be written")
 
 
+def case_cross_validation_refused(tmp):
+    # -v and -C run in one process; -C's refusal named -v (issue 36).
+    heart = dataset("heart_scale")
+    result = mpirun(2, A.train, "-C", "-n", 1, heart, timeout=90)
+    expect_every_rank_ended(result, 1, "-C (the search for C by cross-validation) runs in one process",
+                            "snap-train -C without mpirun")
+    result = mpirun(2, A.train, "-v", 3, "-n", 1, heart, timeout=90)
+    expect_every_rank_ended(result, 1, "-v (cross-validation) runs in one process")
+
+
 def case_mpmd_options(tmp):
     # Before the check, rank 0 wrote its model after its own --max-iter and the
     # job hung with rank 1 waiting in a collective.
