@@ -14,7 +14,7 @@
 
 #include "snapml/error.h"
 #include "snapml/feature_memory.h"
-#include "snapml/rank_agreement.h"
+#include "snapml/impl/rank_agreement.h"
 
 namespace snapml::datasets {
 

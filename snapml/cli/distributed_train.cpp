@@ -23,7 +23,7 @@
 #include "snapml/error.h"
 #include "snapml/mpi/mpi_communicator.h"
 #include "snapml/mpi/timed_communicator.h"
-#include "snapml/rank_agreement.h"
+#include "snapml/impl/rank_agreement.h"
 #include "text_format.h"
 #include "train_report.h"
 

@@ -15,7 +15,7 @@
 #include "fuzz_check.h"
 #include "fuzz_input.h"
 #include "snapml/error.h"
-#include "snapml/rank_agreement.h"
+#include "snapml/impl/rank_agreement.h"
 
 namespace {
 

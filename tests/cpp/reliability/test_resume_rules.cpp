@@ -13,7 +13,7 @@
 #include "snapml/chunk_source.h"
 #include "snapml/error.h"
 #include "snapml/model.h"
-#include "snapml/rank_agreement.h"
+#include "snapml/impl/rank_agreement.h"
 #include "snapml/train.h"
 #include "test_data.h"
 
