@@ -130,7 +130,12 @@ TEST(Train, AnyResidentSourceRunsOneVersusRestSideBySide) {
 }
 
 TEST(Train, AFailingProblemStopsTheOthersWithinAnEpoch) {
-  const Dataset data = three_classes();
+  // Rows enough that an epoch takes about a millisecond: the count below starts
+  // when the callback decides to throw, a moment before train() raises its flag,
+  // and a thread descheduled in that moment on a loaded machine let the others run
+  // hundreds of 600-row epochs (seen once in CI-like load; each problem's own
+  // cancellation is what the bound checks).
+  const Dataset data = three_classes(100000);
   TrainParameters p = quick();
   p.tol = 1e-14;  // would run to max_iter without the failure
   p.max_iter = 100000;
