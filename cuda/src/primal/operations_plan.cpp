@@ -18,7 +18,7 @@ std::vector<std::int64_t> part_boundaries(std::int64_t n_rows, std::size_t parts
 }
 
 void TileCutter::add_row(std::int64_t nnz) {
-  require(nnz >= 0, "TileCutter: a row of " + std::to_string(nnz) + " entries");
+  require(nnz >= 0, [&] { return "TileCutter: a row of " + std::to_string(nnz) + " entries"; });
   const std::int64_t row_items = nnz + (intercept_ ? 1 : 0);
   if (open_.n_rows > 0 && (open_.n_rows + 1 > limits_.rows || open_.items(intercept_) + row_items > limits_.items)) {
     tiles_.push_back(open_);
@@ -95,7 +95,7 @@ ColumnPlan plan_columns(const std::int32_t* offsets, std::int64_t n_columns) {
   std::int64_t short_columns = 0, short_entries = 0;
   for (std::int64_t j = 0; j < n_columns; ++j) {
     const std::int64_t length = offsets[j + 1] - offsets[j];
-    require(length >= 0, "plan_columns: offsets decrease at column " + std::to_string(j));
+    require(length >= 0, [&] { return "plan_columns: offsets decrease at column " + std::to_string(j); });
     if (length <= 1024) {
       ++short_columns;
       short_entries += length;
