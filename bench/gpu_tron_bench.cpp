@@ -23,7 +23,13 @@
 //   - per iteration: its time, primal, gap and the test log loss of its iterate,
 //     and the time to a test log loss within 1e-4 of the last iterate's;
 //   - with --cpu 1 (the default): the CPU solver on --threads threads, its time,
-//     objective and test log loss.
+//     objective and test log loss;
+//   - the upload's split (pass 1, allocation, the staged copies with the threads'
+//     packing, slot waits and queueing, the transpositions' tail, the column
+//     plans) and its floors on this machine: the host link (a pinned copy) and
+//     the staged copies alone (no transposition).
+// First, whatever runs: what a fresh process pays before its first fit (the CUDA
+// context, streams, the cuBLAS and cuSPARSE handles, first allocations).
 // Expected durations on an H100 with 16 host cores: about 20 s for 2M rows (most
 // of it the CPU fit), about 70 s for 10M rows at --hash-bits 22.
 #include <algorithm>
@@ -40,8 +46,12 @@
 #include "gpu_bench_setup.h"
 #include "gpu_timing.h"
 #include "primal/newton_gpu.h"  // the solver's timings: cuda/src
+#include "primal/primal_rows.h"
+#include "primal/staging_ring.h"
 #include "snapml/chunk_source.h"
 #include "snapml/communicator.h"
+#include "snapml/cuda/check.h"
+#include "snapml/cuda/device_buffer.h"
 #include "snapml/cuda/device_resources.h"
 #include "snapml/datasets/criteo.h"
 #include "snapml/datasets/criteo_generator.h"
@@ -156,6 +166,91 @@ PassCounts minus(const PassCounts& a, const PassCounts& b) {
   return d;
 }
 
+// What a fresh process pays before its first fit: `snap-train --gpu` pays it
+// inside the fit's time (and the plugin's load besides: libcublasLt is the
+// largest of the libraries it maps), the benchmarks' fits after it.
+void print_fresh_process_costs() {
+  using Clock = std::chrono::steady_clock;
+  auto timed = [](auto work) {
+    const Clock::time_point start = Clock::now();
+    work();
+    return bench::seconds_since(start);
+  };
+  const double context = timed([] {
+    SNAPML_CUDA_CHECK(cudaSetDevice(0));
+    SNAPML_CUDA_CHECK(cudaFree(nullptr));
+  });
+  std::unique_ptr<cuda::DeviceResources> resources;
+  const double streams = timed([&] { resources = std::make_unique<cuda::DeviceResources>(0); });
+  const double cublas = timed([&] { resources->cublas(); });
+  const double cusparse = timed([&] { resources->cusparse(); });
+  const double pinned = timed([] { cuda::primal::StagingRings().on(0, 32); });
+  const double device = timed([] { cuda::DeviceBuffer<std::byte> memory(std::size_t{256} << 20); });
+  std::printf("fresh process: CUDA context %.3f s (cudaFree(0)); a device's streams and events %.3f s; cuBLAS "
+              "handle %.3f s, cuSPARSE handle %.3f s (the Newton solver makes neither); a staging ring (64 MiB "
+              "pinned) made and freed %.3f s; 256 MiB of device memory allocated and freed %.3f s\n",
+              context, streams, cublas, cusparse, pinned, device);
+}
+
+// The upload's floors here: the host link (one pinned copy of `bytes`) and the
+// staged copies alone (StagedCopies of `bytes` of entries from host arrays into
+// device memory on `threads` threads, no transposition; the second of two runs,
+// the ring made by the first).
+void print_upload_floors(cuda::DeviceResources& resources, std::int64_t bytes, int threads) {
+  using Clock = std::chrono::steady_clock;
+  const std::int64_t entries = bytes / 8;
+  std::vector<std::int32_t> columns(static_cast<std::size_t>(entries), 7);
+  std::vector<float> values(static_cast<std::size_t>(entries), 0.5f);
+  cuda::DeviceBuffer<std::byte> device(static_cast<std::size_t>(bytes));
+  const cudaStream_t stream = resources.copy_stream();
+  void* pinned = nullptr;
+  SNAPML_CUDA_CHECK(cudaHostAlloc(&pinned, static_cast<std::size_t>(bytes), cudaHostAllocDefault));
+  const double link_ms = bench::time_ms(stream, 3, [&](int) {
+    SNAPML_CUDA_CHECK(cudaMemcpyAsync(device.data(), pinned, static_cast<std::size_t>(bytes), cudaMemcpyHostToDevice,
+                                      stream));
+  });
+  SNAPML_CUDA_CHECK(cudaFreeHost(pinned));
+  cuda::primal::StagingRings rings;
+  double seconds = 0.0;
+  cuda::primal::StagingTimings timings;
+  for (int run = 0; run < 2; ++run) {
+    cuda::primal::StagedCopies copies(rings, cuda::primal::host_threads(threads));
+    copies.add_items(0, stream, device.data(), 8, entries,
+                     [&](std::int64_t first, std::int64_t n, void* out) {
+                       cuda::primal::interleave_entries(columns.data() + first, values.data() + first, n, out);
+                     });
+    const Clock::time_point start = Clock::now();
+    copies.run();
+    SNAPML_CUDA_CHECK(cudaStreamSynchronize(stream));
+    seconds = bench::seconds_since(start);
+    timings = copies.timings();
+  }
+  std::printf("upload floors for %.2f GB: host link %.1f GB/s (one pinned copy); staged copies alone %.1f GB/s "
+              "(%d threads; summed over them: packing %.3f s, slot waits %.3f s, queueing %.3f s)\n",
+              static_cast<double>(bytes) / 1e9, static_cast<double>(bytes) / (link_ms * 1e6),
+              static_cast<double>(bytes) / seconds / 1e9, timings.threads, timings.pack, timings.slot_wait,
+              timings.queue);
+}
+
+void print_upload_split(const cuda::primal::UploadTimings& u, double upload) {
+  const cuda::primal::StagingTimings& c = u.copies;
+  std::printf("\n| upload (rows uploaded) | s |\n|---|---|\n");
+  std::printf("| pass 1: row lengths, tiles, budget | %.3f |\n", u.lengths);
+  std::printf("| streams, result slots | %.3f |\n", u.resources);
+  std::printf("| device memory allocated | %.3f |\n", u.allocate);
+  std::printf("| pinned rings made (once a session) | %.3f |\n", c.rings);
+  std::printf("| offsets and entries packed and queued: %lld copies, %.2f GB, %.1f GB/s; summed over %d threads: "
+              "packing %.3f s, slot waits %.3f s, queueing (and the transpositions' launches) %.3f s | %.3f |\n",
+              static_cast<long long>(c.copies), static_cast<double>(c.bytes) / 1e9,
+              c.wall > 0 ? static_cast<double>(c.bytes) / c.wall / 1e9 : 0.0, c.threads, c.pack, c.slot_wait, c.queue,
+              c.wall - c.rings);
+  std::printf("| transpositions after the last copy | %.3f |\n", u.transposes);
+  std::printf("| sort scratch freed | %.3f |\n", u.release);
+  std::printf("| long columns' plans | %.3f |\n", u.plans);
+  std::printf("| other | %.3f |\n",
+              upload - (u.lengths + u.resources + u.allocate + c.wall + u.transposes + u.release + u.plans));
+}
+
 void print_split(const char* what, const FitTimings& t, double wall) {
   std::printf("| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", what, wall, t.upload, t.targets, t.start,
               t.iterations, t.finish, wall - (t.upload + t.targets + t.start + t.iterations + t.finish));
@@ -199,6 +294,8 @@ void run_criteo(const Options& o) {
   const Timed again = timed_fit(*gpu(), train);
   const FitTimings resident = *options.timings;
   print_split("rows resident", resident, again.seconds);
+  print_upload_split(uploaded.upload_split, uploaded.upload);
+  print_upload_floors(resources, std::min<std::int64_t>(std::int64_t{256} << 20, 8 * train.nnz()), o.threads);
 
   const int iterations = again.result.epochs;
   std::printf("\n%d Newton iterations, %d CG iterations, %d trial steps; %lld tiles, %lld stored and %lld transposed "
@@ -276,6 +373,7 @@ int main(int argc, char** argv) {
       else return false;
       return true;
     });
+    print_fresh_process_costs();
     if (o.small) {
       SolverParameters p;
       p.loss = LossKind::Logistic;

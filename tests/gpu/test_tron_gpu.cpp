@@ -7,8 +7,9 @@
 // the intercept penalised and free, penalty none, devices {0} and {0, 0}, many
 // tiles, two ranks; warm starts from weights and from alpha start where the CPU's
 // do; an on_progress snapshot holds the iterate its record describes; the session
-// reuses the rows; rows beyond max_gpu_memory are refused naming the sizes; an
-// objective that overflows fails with an error. The GPU tests skip without a
+// reuses the rows; an upload through tiny pinned slots, from a resident and a
+// forward-only source, gives the same fit; rows beyond max_gpu_memory are
+// refused naming the sizes; an objective that overflows fails with an error. The GPU tests skip without a
 // device; TronGpuProblems runs everywhere (the CPU half of the comparisons).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -21,6 +22,7 @@
 
 #include "gpu_test.h"
 #include "primal/newton_gpu.h"
+#include "primal/staging_ring.h"
 #include "random_csr.h"
 #include "snapml/chunk_source.h"
 #include "snapml/communicator.h"
@@ -408,6 +410,70 @@ TEST(TronGpu, TheSessionCacheKeepsTheRows) {
   p.intercept_scaling = 0.0;  // no intercept column: other rows
   fit(*primal::make_newton_gpu_solver(p, {0}, cache, options), data);
   EXPECT_GT(timings->upload, 0.0);
+}
+
+// A source that only goes forward, each view valid until the next call: next()
+// poisons the chunk it handed out last (NaN values, column -1, NaN labels)
+// before copying the next, so rows read after their chunk's visit are wrong.
+class ForwardOnlySource final : public ChunkSource {
+ public:
+  explicit ForwardOnlySource(const Dataset& data) : data_(data) {}
+  bool next(CsrView& chunk) override {
+    std::fill(held_.values.begin(), held_.values.end(), std::numeric_limits<float>::quiet_NaN());
+    std::fill(held_.col_indices.begin(), held_.col_indices.end(), -1);
+    std::fill(held_.labels.begin(), held_.labels.end(), std::numeric_limits<double>::quiet_NaN());
+    if (position_ >= data_.n_chunks()) return false;
+    held_ = data_.chunk(position_++);
+    chunk = held_.view(data_.n_features());
+    return true;
+  }
+  void reset() override { position_ = 0; }
+  std::int32_t n_features() const override { return data_.n_features(); }
+  std::int64_t n_rows() const override { return data_.n_rows(); }
+  std::int64_t nnz() const override { return data_.nnz(); }
+  std::size_t n_chunks() const override { return data_.n_chunks(); }
+
+ private:
+  const Dataset& data_;
+  std::size_t position_ = 0;
+  CsrChunk held_;
+};
+
+// The upload through slots of 256 bytes (thousands of copies, each ring slot
+// reused many times, tiles spanning chunks and, for a forward-only source, the
+// runs of several chunks), on 4 threads, one part and two: the fit equals the
+// CPU's, and the upload's split counts every byte of offsets and entries.
+TEST(TronGpu, TheUploadThroughSmallSlotsFromAnySourceEqualsTheCpuFit) {
+  SNAPML_REQUIRE_GPU();
+  const Dataset data = generated(16);
+  SolverParameters p = compared(LossKind::Logistic, true);
+  p.threads = 4;
+  const Fit cpu = fit(*make_tron_cpu_solver(p), data);
+  for (const bool resident : {true, false})
+    for (const std::vector<int>& devices : {std::vector<int>{0}, std::vector<int>{0, 0}}) {
+      SCOPED_TRACE(std::string(resident ? "resident" : "forward-only") + ", " + std::to_string(devices.size()) +
+                   " part(s)");
+      auto cache = std::make_shared<detail::PrimalRowsCache>();
+      cache->staging = std::make_shared<primal::StagingRings>(256);
+      auto timings = std::make_shared<primal::FitTimings>();
+      primal::NewtonGpuOptions options;
+      options.tiles = kSmallTiles;
+      options.timings = timings;
+      const auto solver = primal::make_newton_gpu_solver(p, devices, cache, options);
+      Fit gpu;
+      LocalCommunicator local;
+      InMemorySource in_memory(data);
+      ForwardOnlySource forward(data);
+      ChunkSource& source = resident ? static_cast<ChunkSource&>(in_memory) : forward;
+      gpu.result = solver->fit(source, local, gpu.state);
+      expect_same_fit(gpu, cpu);
+      const primal::UploadTimings& split = timings->upload_split;
+      EXPECT_GT(timings->tiles, 2 * static_cast<std::int64_t>(devices.size()));
+      EXPECT_EQ(split.copies.bytes, 8 * data.nnz() + 4 * (data.n_rows() + timings->tiles));
+      EXPECT_GE(split.copies.copies, split.copies.bytes / 256);
+      EXPECT_EQ(split.threads, 4);
+      EXPECT_LE(cache->staging->pinned_bytes(), std::size_t{256} * primal::kMaxSlots);
+    }
 }
 
 // The multinomial loss on a GPU: the CPU solver's L-BFGS over the GPU matrix

@@ -118,7 +118,8 @@ std::unique_ptr<MatrixOperations> cached_operations(ChunkSource& source, RowsKey
                                                     detail::PrimalRowsCache& cache) {
   if (!cache.rows || !(cache.rows->key() == key)) {
     cache.rows.reset();
-    cache.rows = PrimalRows::upload(source, key, threads);
+    if (!cache.staging) cache.staging = std::make_shared<StagingRings>();
+    cache.rows = PrimalRows::upload(source, key, threads, cache.staging);
   }
   return std::make_unique<GpuMatrixOperations>(source, cache.rows, bias_value);
 }

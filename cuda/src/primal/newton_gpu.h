@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tron_gpu.h"
+#include "upload_timings.h"
 #include "snapml/cuda/operations_plan.h"
 #include "snapml/impl/matrix_operations.h"
 #include "snapml/solver.h"
@@ -28,6 +29,7 @@ struct PassCounts {
 // what its passes were over: enough to count the bytes it moved.
 struct FitTimings {
   double upload = 0.0;      // the rows to the devices (0 when the session held them)
+  UploadTimings upload_split;  // its parts (all 0 when the session held the rows)
   double targets = 0.0;     // the problem's targets and costs
   double start = 0.0;       // the first iterate's value, gradient and record
   double iterations = 0.0;  // the Newton iterations after it

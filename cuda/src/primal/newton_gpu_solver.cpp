@@ -317,8 +317,10 @@ FitResult NewtonGpuSolver::fit(ChunkSource& source, Communicator& communicator, 
   key.tiles = options_.tiles;
   if (!cache_->rows || !(cache_->rows->key() == key)) {
     cache_->rows.reset();  // the device holds one set
-    cache_->rows = PrimalRows::upload(source, key, parameters_.threads);
+    if (!cache_->staging) cache_->staging = std::make_shared<StagingRings>();
+    cache_->rows = PrimalRows::upload(source, key, parameters_.threads, cache_->staging);
     timings.upload = seconds_since(started);
+    timings.upload_split = cache_->rows->upload_timings();
   }
   PrimalRows& rows = *cache_->rows;
   Clock::time_point phase = Clock::now();

@@ -3,6 +3,7 @@
 #include "primal_rows.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -54,10 +55,17 @@ const double* StreamSums::fetch(cudaStream_t stream, Slot first, int count) {
   return host + first;
 }
 
+void wait_for_copies(Part& part) {
+  DeviceGuard guard(part.device_id);
+  SNAPML_CUDA_CHECK(cudaEventRecord(part.copied, part.resources->copy_stream()));
+  SNAPML_CUDA_CHECK(cudaStreamWaitEvent(part.stream(), part.copied, 0));
+}
+
 Part::~Part() {
-  if (done) {
+  if (done || copied) {
     DeviceGuard guard(device_id);
-    cudaEventDestroy(done);
+    if (done) cudaEventDestroy(done);
+    if (copied) cudaEventDestroy(copied);
   }
 }
 
@@ -95,21 +103,40 @@ std::int64_t PrimalRows::tiles() const {
   return sum;
 }
 
+// Each part's rows of each chunk: the targets and costs computed by the staging
+// threads straight into the pinned slots (no host vector of the rows).
 void PrimalRows::set_targets(ChunkSource& source, const RowTargets& targets) {
-  std::vector<double> y(static_cast<std::size_t>(n_rows_)), cost(static_cast<std::size_t>(n_rows_));
-  std::int64_t offset = 0;
+  StagedCopies copies(*staging_, threads_);
+  const bool whole = source.resident();  // else chunk by chunk: a chunk's view lives until the next
+  std::int64_t offset = 0;               // the chunk's first row among this rank's
   detail::for_each_host_chunk(source, [&](const CsrView& x) {
     require(offset + x.n_rows <= n_rows_, "the chunk source returned more rows than its first pass counted");
-    for (std::int64_t row = 0; row < x.n_rows; ++row) {
-      const auto i = static_cast<std::size_t>(offset + row);
-      y[i] = targets.target(x.labels[row]);
-      cost[i] = targets.cost(y[i], x.weight(row));
+    for (auto& part : parts_) {
+      const std::int64_t begin = std::max(part->first_row, offset);
+      const std::int64_t end = std::min(part->first_row + part->n_rows, offset + x.n_rows);
+      if (begin >= end) continue;
+      const std::int64_t row = begin - offset;  // in the chunk
+      const cudaStream_t stream = part->resources->copy_stream();
+      copies.add_items(part->device_id, stream, part->at(part->targets, begin - part->first_row), sizeof(double),
+                       end - begin, [x, row, targets](std::int64_t first, std::int64_t n, void* out) {
+                         auto* to = static_cast<double*>(out);
+                         for (std::int64_t k = 0; k < n; ++k) to[k] = targets.target(x.labels[row + first + k]);
+                       });
+      copies.add_items(part->device_id, stream, part->at(part->costs, begin - part->first_row), sizeof(double),
+                       end - begin, [x, row, targets](std::int64_t first, std::int64_t n, void* out) {
+                         auto* to = static_cast<double*>(out);
+                         for (std::int64_t k = 0; k < n; ++k) {
+                           const std::int64_t i = row + first + k;
+                           to[k] = targets.cost(targets.target(x.labels[i]), x.weight(i));
+                         }
+                       });
     }
     offset += x.n_rows;
+    if (!whole) copies.run();
   });
   require(offset == n_rows_, "the chunk source returned fewer rows than its first pass counted");
-  upload_rows(y.data(), &Part::targets);
-  upload_rows(cost.data(), &Part::costs);
+  copies.run();
+  for (auto& part : parts_) wait_for_copies(*part);
 }
 
 void PrimalRows::fork(const double* v) {
@@ -263,11 +290,14 @@ PartSums PrimalRows::over_ranks(Communicator& communicator, const PartSums& raw,
 }
 
 void PrimalRows::upload_rows(const double* host, DeviceBuffer<double> Part::*buffer) {
-  for (auto& part : parts_) {
-    DeviceGuard guard(part->device_id);
-    part->resources->upload(((*part).*buffer).data(), host + part->first_row,
-                            static_cast<std::size_t>(part->n_rows) * sizeof(double));
-  }
+  StagedCopies copies(*staging_, threads_);
+  for (auto& part : parts_)
+    copies.add_items(part->device_id, part->resources->copy_stream(), ((*part).*buffer).data(), sizeof(double),
+                     part->n_rows, [from = host + part->first_row](std::int64_t first, std::int64_t n, void* out) {
+                       std::memcpy(out, from + first, static_cast<std::size_t>(n) * sizeof(double));
+                     });
+  copies.run();
+  for (auto& part : parts_) wait_for_copies(*part);
 }
 
 void PrimalRows::download_rows(DeviceBuffer<double> Part::*buffer, double* host) {

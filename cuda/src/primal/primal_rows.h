@@ -30,6 +30,7 @@
 
 #include "../device/gpu_session.h"
 #include "kernels.h"
+#include "staging_ring.h"
 #include "snapml/chunk_source.h"
 #include "snapml/communicator.h"
 #include "snapml/cuda/device_buffer.h"
@@ -104,6 +105,10 @@ class StreamSums {
   PinnedBuffer host_;
 };
 
+// Host threads for packing the staged copies: `threads` (0: OpenMP's default),
+// at most 16 (beyond that the host's memory bandwidth is spent).
+int host_threads(int threads);
+
 struct TileData {
   Tile shape;
   DeviceBuffer<std::int32_t> offsets;
@@ -130,7 +135,8 @@ struct Part {
   DeviceBuffer<double> input;         // weight-sized: the product's input, when not shares_master
   DeviceBuffer<double> raw_a, raw_b;  // weight-sized: this part's products
   DeviceBuffer<double> piece_partials;
-  cudaEvent_t done = nullptr;  // recorded at join, when not shares_master
+  cudaEvent_t done = nullptr;    // recorded at join, when not shares_master
+  cudaEvent_t copied = nullptr;  // recorded on the copy stream for the compute stream to wait on
 
   Part() = default;
   ~Part();
@@ -141,14 +147,19 @@ struct Part {
   double* at(DeviceBuffer<double>& buffer, std::int64_t row) { return buffer.data() + row; }
 };
 
+// The part's compute stream waits for everything queued on its copy stream so far.
+void wait_for_copies(Part& part);
+
 class PrimalRows {
  public:
   // Uploads this rank's rows of `source` (rows_upload.cpp): the first host pass
   // counts each part's tiles and checks them against max_gpu_memory and the free
-  // memory (require_part_fits), the second packs the entries through pinned
-  // slices with `threads` host threads, each tile's transposition runs on its
-  // device as soon as its rows are there, and the long columns' plans follow.
-  static std::shared_ptr<PrimalRows> upload(ChunkSource& source, const RowsKey& key, int threads);
+  // memory (require_part_fits), the second packs offsets and entries into the
+  // pinned rings of `staging` (the session's; null: the upload's own) with up to
+  // `threads` host threads, each tile's transposition runs on its device as soon
+  // as its copies are queued, and the long columns' plans follow.
+  static std::shared_ptr<PrimalRows> upload(ChunkSource& source, const RowsKey& key, int threads,
+                                            std::shared_ptr<StagingRings> staging = nullptr);
   ~PrimalRows();
   PrimalRows(const PrimalRows&) = delete;
   PrimalRows& operator=(const PrimalRows&) = delete;
@@ -165,6 +176,7 @@ class PrimalRows {
   std::int64_t stored_entries() const;     // CSR entries over all tiles
   std::int64_t transposed_entries() const;  // X^T entries over all tiles
   std::int64_t tiles() const;
+  const UploadTimings& upload_timings() const { return upload_timings_; }
 
   // The problem's targets and costs (RowTargets of the labels and sample weights
   // in `source`, read again from the host chunks), uploaded to every part.
@@ -199,7 +211,8 @@ class PrimalRows {
   // sums' PartSums. A single rank gets `raw` back.
   PartSums over_ranks(Communicator& communicator, const PartSums& raw, bool second);
 
-  // Host <-> per-row vectors of this rank, in row order.
+  // Host <-> per-row vectors of this rank, in row order (up: through the staging
+  // rings, and the parts' compute streams wait for the copies).
   void upload_rows(const double* host, DeviceBuffer<double> Part::*buffer);
   void download_rows(DeviceBuffer<double> Part::*buffer, double* host);
 
@@ -208,6 +221,9 @@ class PrimalRows {
   friend class RowsUploader;
 
   RowsKey key_;
+  std::shared_ptr<StagingRings> staging_;
+  int threads_ = 1;  // host threads packing staged copies
+  UploadTimings upload_timings_;
   std::int64_t n_rows_ = 0;
   std::size_t n_weights_ = 0;
   std::unique_ptr<DeviceResources> master_;

@@ -1,7 +1,7 @@
 // The GPU session's share of the primal solver: the rows the last primal problem
 // uploaded (primal/primal_rows.h), which the next one over the same source reuses
 // (one-vs-rest classes, a regularisation path), as GpuDevices keeps the SDCA
-// solver's (gpu_session.h).
+// solver's (gpu_session.h), and the pinned memory uploads stage through.
 #pragma once
 
 #include <memory>
@@ -12,12 +12,16 @@
 namespace snapml::cuda {
 namespace primal {
 class PrimalRows;
+class StagingRings;
 }
 
 namespace detail {
 
 struct PrimalRowsCache {
   std::shared_ptr<primal::PrimalRows> rows;  // null until a fit uploads
+  // The pinned rings uploads stage through (staging_ring.h): allocated by the
+  // first upload, kept for the session's later uploads and targets.
+  std::shared_ptr<primal::StagingRings> staging;
 };
 
 // The primal solver on `device_ids` whose fits look in `cache` first and leave

@@ -148,6 +148,17 @@ void launch_transpose(const RowTile& tile, std::int64_t nnz, bool intercept, std
                       cudaStream_t stream) {
   emulation::require_current_device(stream);
   require(tile.n_rows == 0 || tile.offsets[tile.n_rows] == nnz, "emulated transpose: the tile's offsets end elsewhere");
+  // What a device would read out of bounds (offsets or entries not yet copied,
+  // or copied from a slot overwritten too early) fails here instead.
+  for (std::int64_t i = 0; i < tile.n_rows; ++i)
+    require(tile.offsets[i] >= 0 && tile.offsets[i] <= tile.offsets[i + 1] && tile.offsets[i + 1] <= nnz,
+            [&] { return "emulated transpose: the tile's offsets are not a CSR's at row " + std::to_string(i); });
+  for (std::int64_t k = 0; k < nnz; ++k)
+    require(tile.entries[k].index >= 0 && tile.entries[k].index < n_columns,
+            [&] {
+              return "emulated transpose: entry " + std::to_string(k) + " names column " +
+                     std::to_string(tile.entries[k].index);
+            });
   struct Item {
     std::int32_t column;
     Entry entry;
