@@ -69,10 +69,6 @@ DeviceResources::DeviceResources(int device_id) : device_id_(device_id) {
     SNAPML_CUDA_CHECK(cudaGetDeviceProperties(&properties_, device_id_));
     SNAPML_CUDA_CHECK(cudaStreamCreateWithFlags(&compute_stream_, cudaStreamNonBlocking));
     SNAPML_CUDA_CHECK(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking));
-    SNAPML_CUDA_CHECK(cublasCreate(&cublas_));
-    SNAPML_CUDA_CHECK(cublasSetStream(cublas_, compute_stream_));
-    SNAPML_CUDA_CHECK(cusparseCreate(&cusparse_));
-    SNAPML_CUDA_CHECK(cusparseSetStream(cusparse_, compute_stream_));
     for (cudaEvent_t& event : half_free_)
       SNAPML_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
     SNAPML_CUDA_CHECK(cudaEventCreateWithFlags(&upload_done_, cudaEventDisableTiming));
@@ -107,6 +103,32 @@ void DeviceResources::release() noexcept {
   cublas_ = nullptr;
   copy_stream_ = compute_stream_ = nullptr;
   if (switched) cudaSetDevice(previous);
+}
+
+cublasHandle_t DeviceResources::cublas() const {
+  if (cublas_ == nullptr) {
+    DeviceGuard guard(device_id_);
+    cublasHandle_t handle = nullptr;
+    SNAPML_CUDA_CHECK(cublasCreate(&handle));
+    const cublasStatus_t bound = cublasSetStream(handle, compute_stream_);
+    if (bound != CUBLAS_STATUS_SUCCESS) cublasDestroy(handle);
+    SNAPML_CUDA_CHECK(bound);
+    cublas_ = handle;
+  }
+  return cublas_;
+}
+
+cusparseHandle_t DeviceResources::cusparse() const {
+  if (cusparse_ == nullptr) {
+    DeviceGuard guard(device_id_);
+    cusparseHandle_t handle = nullptr;
+    SNAPML_CUDA_CHECK(cusparseCreate(&handle));
+    const cusparseStatus_t bound = cusparseSetStream(handle, compute_stream_);
+    if (bound != CUSPARSE_STATUS_SUCCESS) cusparseDestroy(handle);
+    SNAPML_CUDA_CHECK(bound);
+    cusparse_ = handle;
+  }
+  return cusparse_;
 }
 
 std::string DeviceResources::description() const {

@@ -1,7 +1,9 @@
 // Everything the CUDA backend needs on one device, in one object that callers
 // create for a device id and pass in; there are no globals. It holds
 //
-//   - a compute stream, with the cuBLAS and cuSPARSE handles bound to it,
+//   - a compute stream, and the cuBLAS and cuSPARSE handles bound to it, made on
+//     first use (the primal Newton solver uses neither: a handle costs a fresh
+//     process milliseconds and device memory),
 //   - a copy stream for host-to-device uploads, so that a later out-of-core
 //     pipeline can upload chunk k+1 while chunk k trains (docs/gpu.md),
 //   - a growable pinned host staging buffer through which uploads go.
@@ -55,8 +57,9 @@ class DeviceResources {
 
   cudaStream_t compute_stream() const { return compute_stream_; }
   cudaStream_t copy_stream() const { return copy_stream_; }
-  cublasHandle_t cublas() const { return cublas_; }      // bound to compute_stream()
-  cusparseHandle_t cusparse() const { return cusparse_; }  // bound to compute_stream()
+  // Bound to compute_stream(); created by the first call.
+  cublasHandle_t cublas() const;
+  cusparseHandle_t cusparse() const;
 
   // The pinned staging buffer, grown to at least `bytes` (it never shrinks). Growing
   // first waits for the uploads that still read the old buffer.
@@ -81,8 +84,8 @@ class DeviceResources {
   cudaDeviceProp properties_{};
   cudaStream_t compute_stream_ = nullptr;
   cudaStream_t copy_stream_ = nullptr;
-  cublasHandle_t cublas_ = nullptr;
-  cusparseHandle_t cusparse_ = nullptr;
+  mutable cublasHandle_t cublas_ = nullptr;
+  mutable cusparseHandle_t cusparse_ = nullptr;
   // Pinned staging memory, used as two halves by upload(); each half's event marks
   // the end of the last copy that read it.
   void* staging_ = nullptr;
