@@ -327,12 +327,16 @@ void run_criteo(const Options& o) {
   const Timed traced = timed_fit(*cuda::primal::make_newton_gpu_solver(snapshots, {0}, cache), train);
   const double last_loss = test_log_loss(test, again.state.weights, p.intercept_scaling);
   const double start_loss = test_log_loss(test, std::vector<double>(again.state.weights.size(), 0.0), 0.0);
-  std::printf("\n| iteration | s (uploaded run) | primal | relative gap | test log loss |\n|---|---|---|---|---|\n");
+  std::printf("\n| iteration | s (uploaded run) | CG iterations | primal | relative gap | test log loss |\n"
+              "|---|---|---|---|---|---|\n");
   double target_seconds = -1.0;
   for (std::size_t k = 0; k < first.result.history.size(); ++k) {
     const EpochRecord& r = first.result.history[k];
     const double loss = k == 0 ? start_loss : (k - 1 < losses.size() ? losses[k - 1] : last_loss);
-    std::printf("| %d | %.3f | %.10g | %.2e | %.5f |\n", r.epoch, r.seconds, r.primal, r.gap / r.primal, loss);
+    const std::vector<int>& cg = uploaded.cg_at_record;
+    const int cg_before = k < cg.size() ? cg[k] - (k > 0 ? cg[k - 1] : 0) : -1;  // the CG that led to this iterate
+    std::printf("| %d | %.3f | %d | %.10g | %.2e | %.5f |\n", r.epoch, r.seconds, cg_before, r.primal,
+                r.gap / r.primal, loss);
     if (target_seconds < 0 && k > 0 && loss <= last_loss + 1e-4) target_seconds = r.seconds;
   }
   std::printf("\nGPU: %.3f s (rows uploaded) / %.3f s (resident) to tol %g, test log loss %.5f; within 1e-4 of it "
@@ -343,10 +347,11 @@ void run_criteo(const Options& o) {
     const Timed cpu = timed_fit(*make_tron_cpu_solver(p), train);
     const double f_cpu = cpu.result.history.back().primal, f_gpu = again.result.history.back().primal;
     const double gap_cpu = cpu.result.history.back().gap / f_cpu, gap_gpu = again.result.history.back().gap / f_gpu;
-    std::printf("CPU (%d threads): %.3f s, %d iterations, converged %d, objective %.12g (relative gap %.1e), test log "
-                "loss %.5f; GPU objective %.12g (relative gap %.1e): relative difference %.1e, within the gaps; "
-                "speed-up %.1fx (rows uploaded), %.1fx (resident)\n",
-                p.threads, cpu.seconds, cpu.result.epochs, cpu.result.converged ? 1 : 0, f_cpu, gap_cpu,
+    std::printf("CPU (%d threads): %.3f s, %d iterations, %lld passes, converged %d, objective %.12g (relative gap "
+                "%.1e), test log loss %.5f; GPU objective %.12g (relative gap %.1e): relative difference %.1e, within "
+                "the gaps; speed-up %.1fx (rows uploaded), %.1fx (resident)\n",
+                p.threads, cpu.seconds, cpu.result.epochs, static_cast<long long>(cpu.result.data_passes),
+                cpu.result.converged ? 1 : 0, f_cpu, gap_cpu,
                 test_log_loss(test, cpu.state.weights, p.intercept_scaling), f_gpu, gap_gpu,
                 std::fabs(f_gpu - f_cpu) / std::fabs(f_cpu), cpu.seconds / first.seconds, cpu.seconds / again.seconds);
   }

@@ -189,8 +189,8 @@ void launch_assign_sum(const WeightSetup& setup, const PartSums& raw, int power,
 // r = -g, d = r / M; result: r.d, d.M.d.
 void launch_cg_start(std::int64_t n, const double* g, const double* m, double* r, double* d, Reduction reduction,
                      cudaStream_t stream);
-// s += step d, r -= step hd, result_a: r.M^-1.r; then beta = result_a / zr, d =
-// r / M + beta d, result_b: s.M.d, d.M.d.
+// s += step d, r -= step hd, result_a: r.M^-1.r, r.r; then beta = result_a[0] /
+// zr, d = r / M + beta d, result_b: s.M.d, d.M.d.
 void launch_cg_advance(std::int64_t n, double step, double zr, double* s, double* r, double* d, const double* hd,
                        const double* m, Reduction reduction_a, Reduction reduction_b, cudaStream_t stream);
 // s += tau d, r -= tau hd.

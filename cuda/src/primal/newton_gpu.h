@@ -35,6 +35,7 @@ struct FitTimings {
   double iterations = 0.0;  // the Newton iterations after it
   double finish = 0.0;      // the weights and alpha downloaded
   int cg_iterations = 0;
+  std::vector<int> cg_at_record;  // cg_iterations when each record was made (the history's order)
   int trial_steps = 0;  // accepted and rejected
   PassCounts at_start;  // the passes up to the first record
   PassCounts total;

@@ -152,6 +152,7 @@ class NewtonGpuSolver::Steps {
   void update_preconditioner() {}  // M comes with every gradient (gradient_at)
   double initial_radius() const { return std::sqrt(gradient_by_m_); }
   double gradient_norm() const { return std::sqrt(gradient_squared_); }
+  double cg_target(double f) const { return tr::cg_target(certified(), parameters_.tol, f); }
 
   tr::CgStart cg_start() {
     const DeviceGuard guard(master_device_);
@@ -182,8 +183,13 @@ class NewtonGpuSolver::Steps {
     launch_cg_advance(setup_.n, step, zr, s_.data(), r_.data(), d_.data(), hd_.data(), m_.data(),
                       sums_.at(kCgZrNext), sums_.at(kCgSd), stream_);
     timings_.total.sweep_vectors += 12;  // s, d, r, Hd, M read and s, r written; r, M, d, s read and d written
-    const double* sums = sums_.fetch(stream_, kCgZrNext, 3);
-    return {sums[0], sums[1], sums[2]};
+    const double* sums = sums_.fetch(stream_, kCgZrNext, 4);
+    tr::CgAdvance next;
+    next.zr = sums[0];
+    next.rr = sums[1];
+    next.sd = sums[2];
+    next.dd = sums[3];
+    return next;
   }
 
   void cg_to_boundary(double tau) {
@@ -217,6 +223,7 @@ class NewtonGpuSolver::Steps {
   }
 
   bool record(FitResult& result, double f) {
+    timings_.cg_at_record.push_back(timings_.cg_iterations);
     tr::IterateSums sums;
     sums.primal = f;
     sums.gradient_norm = std::sqrt(gradient_squared_);

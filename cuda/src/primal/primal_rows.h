@@ -79,7 +79,8 @@ enum Slot : int {
   kCurvature,  // Hessian epilogue: d.Hd
   kCgZr,       // CG's start: r.M^-1.r, d.M.d
   kCgDd,
-  kCgZrNext,  // CG's advance: r'.M^-1.r', then s.M.d', d'.M.d'
+  kCgZrNext,  // CG's advance: r'.M^-1.r', r'.r', then s.M.d', d'.M.d'
+  kCgRrNext,
   kCgSd,
   kCgDdNext,
   kTrialGs,  // trial point: g.s, s.r, s.M.s, sum r_j trial_j^2

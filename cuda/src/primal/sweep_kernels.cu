@@ -69,12 +69,13 @@ __global__ void __launch_bounds__(kThreads)
     cg_iterate(std::int64_t n, double step, double* __restrict__ s, double* __restrict__ r,
                const double* __restrict__ d, const double* __restrict__ hd, const double* __restrict__ m,
                Reduction reduction) {
-  Sums<1> sums;
+  Sums<2> sums;
   SNAPML_FOR_WEIGHTS(j, n) {
     s[j] += step * d[j];
     const double rj = r[j] - step * hd[j];
     r[j] = rj;
     sums.value[0] += rj * rj / m[j];
+    sums.value[1] += rj * rj;
   }
   finish_sums(sums, reduction, false);
 }

@@ -450,6 +450,9 @@ class TronCpuSolver::TrustRegionSteps {
     return std::sqrt(delta);
   }
   double gradient_norm() const { return norm(g_); }
+  double cg_target(double f) const {
+    return detail::trust_region::cg_target(solver_.certified(), solver_.parameters_.tol, f);
+  }
 
   detail::trust_region::CgStart cg_start() {
     const std::vector<double>& m = solver_.preconditioner_;
@@ -474,11 +477,14 @@ class TronCpuSolver::TrustRegionSteps {
   detail::trust_region::CgAdvance cg_advance(double step, double zr) {
     const std::vector<double>& m = solver_.preconditioner_;
     detail::trust_region::CgAdvance next;
-    next.zr = detail::interleaved_sums<1>(0, entries(), [&](std::int64_t j, double* sum) {
+    const auto residual = detail::interleaved_sums<2>(0, entries(), [&](std::int64_t j, double* sum) {
       s_[j] += step * d_[j];
       r_[j] -= step * hd_[j];
       sum[0] += r_[j] * r_[j] / m[j];
-    })[0];
+      sum[1] += r_[j] * r_[j];
+    });
+    next.zr = residual[0];
+    next.rr = residual[1];
     const double beta = next.zr / zr;
     const auto products = detail::interleaved_sums<2>(0, entries(), [&](std::int64_t j, double* sum) {
       d_[j] = r_[j] / m[j] + beta * d_[j];

@@ -18,12 +18,13 @@
 //   double cg_curvature()         hd = H d; returns d.hd
 //   CgAdvance cg_advance(step, zr)  s += step d, r -= step hd, zr' = r.M^-1 r,
 //                                 beta = zr' / zr, d = M^-1 r + beta d; returns zr',
-//                                 <s, d>_M and <d, d>_M
+//                                 ||r||^2, <s, d>_M and <d, d>_M
 //   void cg_to_boundary(tau)      s += tau d, r -= tau hd
 // and of trust_region_iterations, besides those:
 //   void update_preconditioner()  M = (1 - a) I + a diag(H) at the current point
 //   double initial_radius()       ||g||_{M^-1}
 //   double gradient_norm()        ||g||
+//   double cg_target(f)           cg_target below, for its problem
 //   TrialStep try_step()          trial = w + s: g.s, s.r, f(trial), ||s||_M
 //   void accept_step()            w = trial, and the gradient there
 //   bool record(result, f)        record_iterate's record of w; true to stop
@@ -71,6 +72,29 @@ SNAPML_HOST_DEVICE inline double preconditioner_entry(double regulariser, double
 // The forcing term above, from ||g|| now and at the first iterate of the fit.
 inline double cg_forcing(double gradient_norm, double start_gradient_norm) {
   return std::min(kCgTolerance, std::sqrt(gradient_norm / start_gradient_norm));
+}
+
+// A certified fit's CG also stops once ||r|| <= kTargetShare x the gradient norm
+// at which the record stops the fit (cg_target): the residual is the gradient at
+// w + s up to the model's error (g(w + s) = g + H s + O(||s||^2) = -r + ...), so
+// more CG iterations cannot make this step's iterate the last one sooner, while
+// the forcing term alone drives the last step's residual far below what the rule
+// needs (10M Criteo-like rows, tol 1e-8: the last step reached gap 8e-14 in 245
+// CG iterations; at that step's rate about 90 reach 1e-8). The half leaves room for the model's
+// error; the record still decides, on the recorded gap. The gradient rule (a free
+// intercept, penalty none) keeps the forcing term alone: its tolerances reach
+// ||g|| whose steps reduce f by less than f's rounding, where the trust region's
+// acceptance is decided by rounding, and a step solved only to the rule's need
+// asks for one more such acceptance than one solved past it.
+constexpr double kTargetShare = 0.5;
+
+// The residual norm at which a certified fit's CG stops: kTargetShare x the
+// gradient norm at which record_iterate stops at value f. The paired dual point's
+// gap is exactly 0.5 ||g||^2 (docs/algorithms.md, "Primal Newton": Fenchel-Young's
+// equality at each row's derivative), so gap <= tol P once ||g|| <= sqrt(2 tol P).
+// 0 (no cut) for the gradient rule.
+inline double cg_target(bool certified, double tol, double f) {
+  return certified ? kTargetShare * std::sqrt(2.0 * tol * std::max(f, 0.0)) : 0.0;
 }
 
 // CG iterations at most: one per weight (exact arithmetic ends there), capped.
@@ -159,18 +183,20 @@ struct CgStart {
 
 struct CgAdvance {
   double zr = 0.0;
+  double rr = 0.0;  // ||r||^2
   double sd = 0.0;  // <s, d>_M
   double dd = 0.0;
 };
 
 // Steihaug's truncated CG for H s = -g within ||s||_M <= delta, preconditioned by
-// M, stopping at sqrt(r.M^-1 r) <= forcing sqrt(g.M^-1 g), at the boundary, or on
-// a direction of non-positive curvature (possible without a penalty), which
-// descends all the way to the boundary. Returns the CG iterations; the backend
-// holds s and the residual r = -g - H s. The M-norm products of s and d that the
-// boundary test reads come from the sweeps that change s and d.
+// M, stopping at sqrt(r.M^-1 r) <= forcing sqrt(g.M^-1 g), at ||r|| <= target
+// after a step (cg_target), at the boundary, or on a direction of non-positive
+// curvature (possible without a penalty), which descends all the way to the
+// boundary. Returns the CG iterations; the backend holds s and the residual r =
+// -g - H s. The M-norm products of s and d that the boundary test reads come from
+// the sweeps that change s and d.
 template <typename Backend>
-int conjugate_gradients(Backend& backend, double delta, double forcing, std::size_t width) {
+int conjugate_gradients(Backend& backend, double delta, double forcing, double target, std::size_t width) {
   const CgStart start = backend.cg_start();
   double zr = start.zr;
   double dd = start.dd;
@@ -197,6 +223,7 @@ int conjugate_gradients(Backend& backend, double delta, double forcing, std::siz
     dd = next.dd;
     ss = ss_next;
     zr = next.zr;
+    if (std::sqrt(next.rr) <= target) break;
   }
   return iterations;
 }
@@ -220,7 +247,8 @@ void trust_region_iterations(Backend& backend, FitResult& result, int max_epochs
   int steps_left = step_budget(max_epochs);
   bool first_step = true;
   while (result.epochs < max_epochs && steps_left-- > 0) {
-    conjugate_gradients(backend, delta, cg_forcing(backend.gradient_norm(), start_gradient_norm), width);
+    conjugate_gradients(backend, delta, cg_forcing(backend.gradient_norm(), start_gradient_norm),
+                        backend.cg_target(f), width);
     const TrialStep trial = backend.try_step();
     const double predicted = -0.5 * (trial.gs - trial.sr);
     const double actual = f - trial.f_trial;

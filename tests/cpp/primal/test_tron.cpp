@@ -365,8 +365,9 @@ TEST(Tron, AutoStepsByCholeskyWhereTheHessianIsSmallAndPenalised) {
   EXPECT_TRUE(stepped_by_cholesky(chosen.result)) << chosen.result.data_passes << " passes";
   const Fit trust_region = fit(data, tight(LossKind::Logistic, PrimalMethod::TrustRegion));
   EXPECT_FALSE(stepped_by_cholesky(trust_region.result)) << trust_region.result.data_passes << " passes";
-  EXPECT_LT((as_vector(chosen.state.weights) - as_vector(trust_region.state.weights)).norm(),
-            1e-6 * (1.0 + as_vector(trust_region.state.weights).norm()));
+  // Both within ||g|| of the optimum (H >= I under the unit penalty: ||w - w*|| <= ||g||).
+  EXPECT_LE((as_vector(chosen.state.weights) - as_vector(trust_region.state.weights)).norm(),
+            chosen.result.history.back().gradient_norm + trust_region.result.history.back().gradient_norm + 1e-12);
   // No penalty: the Hessian may be singular, so auto keeps the trust region.
   p.penalty = Penalty::None;
   p.tol = 1e-8;

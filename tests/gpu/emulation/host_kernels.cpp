@@ -225,13 +225,14 @@ void launch_cg_start(std::int64_t n, const double* g, const double* m, double* r
 void launch_cg_advance(std::int64_t n, double step, double zr, double* s, double* r, double* d, const double* hd,
                        const double* m, Reduction reduction_a, Reduction reduction_b, cudaStream_t stream) {
   emulation::require_current_device(stream);
-  double zr_next = 0.0;
+  double residual[2] = {0.0, 0.0};  // r.M^-1.r, r.r
   for (std::int64_t j = 0; j < n; ++j) {
     s[j] += step * d[j];
     r[j] -= step * hd[j];
-    zr_next += r[j] * r[j] / m[j];
+    residual[0] += r[j] * r[j] / m[j];
+    residual[1] += r[j] * r[j];
   }
-  put(reduction_a, &zr_next, 1, false);
+  put(reduction_a, residual, 2, false);
   const double beta = *reduction_a.result / zr;
   double sums[2] = {0.0, 0.0};
   for (std::int64_t j = 0; j < n; ++j) {
