@@ -1,10 +1,10 @@
 // The one symbol the GPU backend plugin (libsnapml_gpu.so) exports: the core's
 // loader (snapml/impl/gpu_backend.h) calls it to get the GPU solver's session factory.
 // Everything else in the plugin, its copy of the core included, is hidden.
-#include "snapml/cuda/sdca_gpu.h"
+#include "snapml/cuda/gpu_session.h"
 #include "snapml/impl/gpu_backend.h"
 
 extern "C" __attribute__((visibility("default"))) void snapml_gpu_backend_v1(snapml::GpuBackend* backend) {
   backend->abi_size = sizeof(snapml::GpuBackend);
-  backend->session = &snapml::cuda::make_sdca_gpu_session;
+  backend->session = &snapml::cuda::make_gpu_session;
 }

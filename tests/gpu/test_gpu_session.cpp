@@ -1,4 +1,4 @@
-// The GPU session (snapml/solver_factory.h, cuda/src/device/gpu_session.h): the problems
+// The GPU session (snapml/solver_factory.h, cuda/src/device/gpu_devices.h): the problems
 // of one train() call share the devices and the rows the first one uploads. Each
 // problem of a shared session must reach the optimum a solver of its own reaches,
 // whatever the problems before it did with the devices; a source with other rows
@@ -12,6 +12,7 @@
 #include "gpu_test.h"
 #include "random_csr.h"
 #include "snapml/chunk_source.h"
+#include "snapml/cuda/gpu_session.h"
 #include "snapml/cuda/sdca_gpu.h"
 #include "snapml/impl/objectives.h"
 #include "snapml/train.h"
@@ -59,7 +60,7 @@ TEST(GpuSession, ProblemsOfOneSessionReachTheirOwnOptima) {
   InMemorySource source(data);
   InMemorySource other_source(other);
   LocalCommunicator local;
-  const auto session = make_sdca_gpu_session({0});
+  const auto session = make_gpu_session({0});
   // Classes 0, 1, 2 on the same rows (uploaded once), then another source.
   for (const double label : {0.0, 1.0, 2.0, -1.0}) {
     const bool same_rows = label >= 0.0;

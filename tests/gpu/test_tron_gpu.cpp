@@ -1,4 +1,4 @@
-// The primal Newton solver on the GPU (cuda/src/primal/, snapml/cuda/tron_gpu.h)
+// The primal Newton solver on the GPU (cuda/src/primal/, snapml/cuda/primal_gpu.h)
 // against the CPU. Products: every product of the GPU matrix operations equals
 // the CPU backend's to 1e-10 relative (a9a; generated chunks with empty and long
 // rows, with and without the intercept; one part, two parts on one device, and
@@ -26,7 +26,7 @@
 #include "random_csr.h"
 #include "snapml/chunk_source.h"
 #include "snapml/communicator.h"
-#include "snapml/cuda/tron_gpu.h"
+#include "snapml/cuda/primal_gpu.h"
 #include "snapml/datasets/svmlight.h"
 #include "snapml/impl/matrix_operations.h"
 #include "snapml/solver.h"

@@ -30,20 +30,21 @@
 #include <string>
 
 #include "dual/device_ops.h"
+#include "dual/sdca_gpu_solver.h"
 #include "dual/hybrid_backend.h"
 #include "dual/worker.h"
-#include "device/gpu_session.h"
+#include "device/gpu_devices.h"
 #include "snapml/impl/cocoa_round.h"
 #include "snapml/cuda/check.h"
 #include "snapml/cuda/device_buffer.h"
 #include "snapml/cuda/device_csr.h"
 #include "snapml/cuda/device_resources.h"
 #include "snapml/cuda/epoch_schedule.h"
+#include "snapml/cuda/gpu_session.h"
 #include "snapml/cuda/sdca_gpu.h"
 #include "snapml/cuda/stream_plan.h"
 #include "snapml/error.h"
 #include "snapml/impl/objectives.h"
-#include "primal/tron_gpu.h"
 
 namespace snapml::cuda {
 namespace {
@@ -409,39 +410,17 @@ FitResult SdcaGpuSolver::fit(ChunkSource& source, Communicator& communicator, So
 
 }  // namespace
 
-namespace {
+namespace detail {
 
-// The GPU's SolverSession (solver_factory.h): every problem's solver shares the
-// session's devices and the rows uploaded to them; solver primal gets the GPU
-// Newton solver (primal/tron_gpu.h), whose rows the session keeps apart (tiles
-// with a transposed copy: not the SDCA solver's chunks).
-class GpuSolverSession final : public SolverSession {
- public:
-  explicit GpuSolverSession(std::shared_ptr<GpuDevices> devices) : devices_(std::move(devices)) {}
-  std::unique_ptr<Solver> make(const SolverParameters& parameters) override {
-    if (parameters.solver == SolverChoice::Primal)
-      return detail::make_tron_gpu_solver(parameters, devices_->device_ids(), primal_rows_);
-    require(parameters.penalty == Penalty::L2,
-            "the GPU SDCA solver solves penalty L2 problems only; train penalty L1 on the CPU");
-    return std::make_unique<SdcaGpuSolver>(parameters, devices_);
-  }
-
- private:
-  std::shared_ptr<GpuDevices> devices_;
-  std::shared_ptr<detail::PrimalRowsCache> primal_rows_ = std::make_shared<detail::PrimalRowsCache>();
-};
-
-}  // namespace
-
-std::unique_ptr<SolverSession> make_sdca_gpu_session(const std::vector<int>& device_ids) {
-  std::vector<int> devices = device_ids.empty() ? std::vector<int>{0} : device_ids;
-  for (const int device : devices) require_gpu(device);
-  return std::make_unique<GpuSolverSession>(std::make_shared<GpuDevices>(std::move(devices)));
+std::unique_ptr<Solver> make_sdca_gpu_solver(const SolverParameters& parameters, std::shared_ptr<GpuDevices> devices) {
+  return std::make_unique<SdcaGpuSolver>(parameters, std::move(devices));
 }
+
+}  // namespace detail
 
 std::unique_ptr<Solver> make_sdca_gpu_solver(const SolverParameters& parameters,
                                              const std::vector<int>& device_ids) {
-  return make_sdca_gpu_session(device_ids)->make(parameters);
+  return make_gpu_session(device_ids)->make(parameters);
 }
 
 }  // namespace snapml::cuda

@@ -1,12 +1,12 @@
 // One CoCoA+ worker of the GPU dual solver: a device and its row range (resident
-// or streamed chunks, the session's: gpu_session.h) and the per-row and per-weight
+// or streamed chunks, the session's: gpu_devices.h) and the per-row and per-weight
 // state of one problem on that device.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
-#include "device/gpu_session.h"
+#include "device/gpu_devices.h"
 #include "dual/kernels.h"
 #include "snapml/cuda/device_buffer.h"
 #include "snapml/cuda/permutation.h"

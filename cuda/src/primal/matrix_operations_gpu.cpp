@@ -3,7 +3,7 @@
 // L-BFGS and Cholesky steps, and its multinomial loss, run on when they are asked
 // for on a GPU. Each product copies its vectors across the host link (the seam's
 // vectors are host memory); the device-resident solver (newton_gpu_solver.cpp)
-// keeps them on the device instead. Also the entry points of snapml/cuda/tron_gpu.h.
+// keeps them on the device instead. Also the entry points of snapml/cuda/primal_gpu.h.
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -12,7 +12,7 @@
 #include "newton_gpu.h"
 #include "primal_rows.h"
 #include "snapml/cuda/check.h"
-#include "snapml/cuda/tron_gpu.h"
+#include "snapml/cuda/primal_gpu.h"
 #include "snapml/error.h"
 
 namespace snapml::cuda {

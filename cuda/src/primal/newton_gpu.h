@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "tron_gpu.h"
+#include "primal_rows_cache.h"
 #include "upload_timings.h"
 #include "snapml/cuda/operations_plan.h"
 #include "snapml/impl/matrix_operations.h"
@@ -67,7 +67,7 @@ std::unique_ptr<Solver> make_newton_gpu_solver(const SolverParameters& parameter
                                                std::shared_ptr<detail::PrimalRowsCache> cache,
                                                NewtonGpuOptions options = {});
 
-// make_gpu_matrix_operations (snapml/cuda/tron_gpu.h) with tiles cut at `tiles`.
+// make_gpu_matrix_operations (snapml/cuda/primal_gpu.h) with tiles cut at `tiles`.
 std::unique_ptr<MatrixOperations> make_matrix_operations(ChunkSource& source, std::int32_t n_features,
                                                          double bias_value, const std::vector<int>& device_ids,
                                                          std::uint64_t max_gpu_memory, TileLimits tiles);

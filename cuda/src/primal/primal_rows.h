@@ -1,6 +1,6 @@
 // The rows of the GPU Newton solver on their devices, and the products over them
 // (docs/gpu.md, "Primal Newton on the GPU"). One object per uploaded source, kept
-// by the GPU session between the problems of a train() call (tron_gpu.h,
+// by the GPU session between the problems of a train() call (primal_rows_cache.h,
 // PrimalRowsCache): the problems share the rows and the per-row buffers; each
 // problem sets its own targets and costs.
 //
@@ -28,7 +28,7 @@
 #include <memory>
 #include <vector>
 
-#include "../device/gpu_session.h"
+#include "../device/gpu_devices.h"
 #include "kernels.h"
 #include "staging_ring.h"
 #include "snapml/chunk_source.h"

@@ -8,7 +8,7 @@
 // slots cross the link; no thread waits for the others (no barrier per slot),
 // so a thread the system deschedules delays its own copy only.
 //
-// The rings are the session's (tron_gpu.h, PrimalRowsCache): pinned memory is
+// The rings are the session's (primal_rows_cache.h, PrimalRowsCache): pinned memory is
 // allocated once per session and device, not per upload, and grown only when a
 // later upload has more copies in flight.
 //

@@ -51,7 +51,7 @@ bool has_gpu_backend();
 // smooth loss (primal_solver_supports: logistic, squared hinge, squared,
 // multinomial), whatever the solver choice, trains by the Newton solver with its
 // products on the GPUs (the GPU session's make_tron_gpu_solver,
-// cuda/include/snapml/cuda/tron_gpu.h), on the problem asked for (the intercept
+// cuda/include/snapml/cuda/primal_gpu.h), on the problem asked for (the intercept
 // penalised or free, penalty L2 or none). The GPU dual (SDCA) solver diverged on
 // an H100 at the device's concurrency (docs/gpu.md) and stays out of the factory
 // until a device run proves it: the hinge loss, which only the dual solver

@@ -235,9 +235,9 @@ void detail::NewtonObjective::hessian_matrix(double*) {
 
 namespace {
 
-class TronCpuSolver final : public Solver {
+class PrimalNewtonSolver final : public Solver {
  public:
-  TronCpuSolver(const SolverParameters& parameters, MatrixOperationsFactory operations)
+  PrimalNewtonSolver(const SolverParameters& parameters, MatrixOperationsFactory operations)
       : parameters_(parameters), make_operations_(std::move(operations)) {
     validate(parameters_);
     require(parameters_.penalty != Penalty::L1,
@@ -307,7 +307,7 @@ class TronCpuSolver final : public Solver {
   std::vector<double> line_margins_;    // X p of line_step's direction, kept between iterations
 };
 
-std::vector<double> TronCpuSolver::prepare(ChunkSource& source, Communicator& communicator, SolverState& state) {
+std::vector<double> PrimalNewtonSolver::prepare(ChunkSource& source, Communicator& communicator, SolverState& state) {
   communicator_ = &communicator;
   threads_ = detail::resolve_threads(parameters_.threads);
   std::int64_t features = source.n_features();
@@ -333,7 +333,7 @@ std::vector<double> TronCpuSolver::prepare(ChunkSource& source, Communicator& co
   return objective_->start(state, communicator);
 }
 
-double TronCpuSolver::value(const std::vector<double>& w, std::vector<double>& margins) {
+double PrimalNewtonSolver::value(const std::vector<double>& w, std::vector<double>& margins) {
   double loss_sum = objective_->loss_sum(w, margins);
   communicator_->allreduce_sum(&loss_sum, 1);
   double penalty = 0.0;
@@ -341,7 +341,7 @@ double TronCpuSolver::value(const std::vector<double>& w, std::vector<double>& m
   return loss_sum + 0.5 * penalty;
 }
 
-double TronCpuSolver::gradient(const std::vector<double>& w, const std::vector<double>& margins,
+double PrimalNewtonSolver::gradient(const std::vector<double>& w, const std::vector<double>& margins,
                                std::vector<double>& g) {
   // One allreduce for X^T d and the dual sum.
   const std::size_t width = w.size();
@@ -354,7 +354,7 @@ double TronCpuSolver::gradient(const std::vector<double>& w, const std::vector<d
   return dual_sum;
 }
 
-void TronCpuSolver::update_preconditioner() {
+void PrimalNewtonSolver::update_preconditioner() {
   const std::size_t width = regulariser_.size();
   preconditioner_.resize(width);
   objective_->hessian_diagonal(preconditioner_.data());
@@ -363,14 +363,14 @@ void TronCpuSolver::update_preconditioner() {
     preconditioner_[j] = detail::trust_region::preconditioner_entry(regulariser_[j], preconditioner_[j]);
 }
 
-void TronCpuSolver::hessian_product(const std::vector<double>& v, std::vector<double>& out) {
+void PrimalNewtonSolver::hessian_product(const std::vector<double>& v, std::vector<double>& out) {
   out.resize(v.size());
   objective_->hessian_product(v, out.data());
   communicator_->allreduce_sum(out.data(), out.size());
   for (std::size_t j = 0; j < v.size(); ++j) out[j] += regulariser_[j] * v[j];
 }
 
-bool TronCpuSolver::record(FitResult& result, const std::vector<double>& w, double f, const std::vector<double>& g,
+bool PrimalNewtonSolver::record(FitResult& result, const std::vector<double>& w, double f, const std::vector<double>& g,
                            double dual_sum, double first_gradient_norm) {
   detail::trust_region::IterateSums sums;
   sums.primal = f;
@@ -382,7 +382,7 @@ bool TronCpuSolver::record(FitResult& result, const std::vector<double>& w, doub
   return detail::trust_region::record_iterate(result, parameters_, certified(), seconds, first_gradient_norm, sums);
 }
 
-FitResult TronCpuSolver::fit(ChunkSource& source, Communicator& communicator, SolverState& state) {
+FitResult PrimalNewtonSolver::fit(ChunkSource& source, Communicator& communicator, SolverState& state) {
   started_ = std::chrono::steady_clock::now();
   std::vector<double> w = prepare(source, communicator, state);
   const std::size_t width = w.size();
@@ -418,7 +418,7 @@ FitResult TronCpuSolver::fit(ChunkSource& source, Communicator& communicator, So
   return result;
 }
 
-void TronCpuSolver::progress(const FitResult& result, const std::vector<double>& w) {
+void PrimalNewtonSolver::progress(const FitResult& result, const std::vector<double>& w) {
   // The weights are the whole iterate: a resumed fit starts from them.
   if (parameters_.on_progress)
     parameters_.on_progress(result.epochs, [&w] {
@@ -430,9 +430,9 @@ void TronCpuSolver::progress(const FitResult& result, const std::vector<double>&
 
 // trust_region.h's backend over this solver's host vectors: w, its margins and
 // gradient g (the caller's), the CG vectors s, r, d, hd and the trial point.
-class TronCpuSolver::TrustRegionSteps {
+class PrimalNewtonSolver::TrustRegionSteps {
  public:
-  TrustRegionSteps(TronCpuSolver& solver, std::vector<double>& w, std::vector<double>& margins,
+  TrustRegionSteps(PrimalNewtonSolver& solver, std::vector<double>& w, std::vector<double>& margins,
                    std::vector<double>& g, double first_gradient_norm)
       : solver_(solver),
         w_(w),
@@ -522,7 +522,7 @@ class TronCpuSolver::TrustRegionSteps {
  private:
   std::int64_t entries() const { return static_cast<std::int64_t>(width_); }
 
-  TronCpuSolver& solver_;
+  PrimalNewtonSolver& solver_;
   std::vector<double>& w_;
   std::vector<double>& margins_;
   std::vector<double>& g_;
@@ -532,13 +532,13 @@ class TronCpuSolver::TrustRegionSteps {
   std::vector<double> s_, r_, d_, hd_, trial_, trial_margins_;
 };
 
-void TronCpuSolver::trust_region(FitResult& result, std::vector<double>& w, std::vector<double>& margins,
+void PrimalNewtonSolver::trust_region(FitResult& result, std::vector<double>& w, std::vector<double>& margins,
                                  std::vector<double>& g, double f, double first_gradient_norm) {
   TrustRegionSteps steps(*this, w, margins, g, first_gradient_norm);
   detail::trust_region::trust_region_iterations(steps, result, parameters_.max_epochs, f, w.size());
 }
 
-void TronCpuSolver::lbfgs(FitResult& result, std::vector<double>& w, std::vector<double>& margins,
+void PrimalNewtonSolver::lbfgs(FitResult& result, std::vector<double>& w, std::vector<double>& margins,
                           std::vector<double>& g, double f, double first_gradient_norm) {
   const std::size_t width = w.size();
   detail::LbfgsMemory memory(width, kLbfgsPairs, threads_);
@@ -567,7 +567,7 @@ SNAPML_OMP(parallel for num_threads(detail::threads_for(entries, threads_)) sche
   }
 }
 
-double TronCpuSolver::line_step(std::vector<double>& w, std::vector<double>& margins, double& f,
+double PrimalNewtonSolver::line_step(std::vector<double>& w, std::vector<double>& margins, double& f,
                                 const std::vector<double>& p, double slope, double start,
                                 std::vector<double>* step) {
   const std::size_t width = w.size();
@@ -606,7 +606,7 @@ SNAPML_OMP(parallel for num_threads(detail::threads_for(rows, threads_)) schedul
   return found.t;
 }
 
-void TronCpuSolver::direct_newton(FitResult& result, std::vector<double>& w, std::vector<double>& margins,
+void PrimalNewtonSolver::direct_newton(FitResult& result, std::vector<double>& w, std::vector<double>& margins,
                                   std::vector<double>& g, double f, double first_gradient_norm) {
   const std::size_t width = w.size();
   std::vector<double> hessian(width * (width + 1) / 2), p;
@@ -633,7 +633,7 @@ void TronCpuSolver::direct_newton(FitResult& result, std::vector<double>& w, std
 }  // namespace
 
 std::unique_ptr<Solver> make_tron_solver(const SolverParameters& parameters, MatrixOperationsFactory operations) {
-  return std::make_unique<TronCpuSolver>(parameters, std::move(operations));
+  return std::make_unique<PrimalNewtonSolver>(parameters, std::move(operations));
 }
 
 std::unique_ptr<Solver> make_tron_cpu_solver(const SolverParameters& parameters) {

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "snapml/solver.h"
-#include "snapml/solver_factory.h"
 
 namespace snapml::cuda {
 
@@ -25,11 +24,5 @@ namespace snapml::cuda {
 // require_gpu (Unsupported when one is not visible).
 std::unique_ptr<Solver> make_sdca_gpu_solver(const SolverParameters& parameters,
                                              const std::vector<int>& device_ids);
-
-// The session whose solvers share `device_ids`' resources and the rows the first
-// problem uploads (gpu_session.h): a later problem over the same chunk source, the
-// same global feature count, workers and max_gpu_memory reads only its labels
-// from the source. Checks the devices with require_gpu.
-std::unique_ptr<SolverSession> make_sdca_gpu_session(const std::vector<int>& device_ids);
 
 }  // namespace snapml::cuda

@@ -33,7 +33,7 @@ std::unique_ptr<MatrixOperations> make_gpu_matrix_operations(ChunkSource& source
                                                              std::uint64_t max_gpu_memory = 0);
 
 // The primal Newton solver on `device_ids` (empty: {0}), under
-// parameters.max_gpu_memory. The GPU session (sdca_gpu.h) builds it for solver
+// parameters.max_gpu_memory. The GPU session (gpu_session.h) builds it for solver
 // primal with use_gpu, and keeps the uploaded rows for the next problem.
 std::unique_ptr<Solver> make_tron_gpu_solver(const SolverParameters& parameters, const std::vector<int>& device_ids);
 

@@ -1,7 +1,7 @@
 // The GPU session's share of the primal solver: the rows the last primal problem
 // uploaded (primal/primal_rows.h), which the next one over the same source reuses
 // (one-vs-rest classes, a regularisation path), as GpuDevices keeps the SDCA
-// solver's (gpu_session.h), and the pinned memory uploads stage through.
+// solver's (device/gpu_devices.h), and the pinned memory uploads stage through.
 #pragma once
 
 #include <memory>
