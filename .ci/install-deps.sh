@@ -37,3 +37,12 @@ if [ ${#missing_py[@]} -gt 0 ]; then
   echo "install-deps: pip install ${missing_py[*]}"
   "$python" -m pip install -q "${missing_py[@]}"
 fi
+
+# IBM's snapml, the peer tests/python/test_ibm_snapml.py runs a snapml 1.x script
+# with: PyPI has wheels for some Pythons and platforms only, so a failed install
+# leaves that comparison skipped (with its reason) instead of failing here.
+if ! "$python" -c "import snapml" >/dev/null 2>&1; then
+  echo "install-deps: pip install snapml (optional)"
+  "$python" -m pip install -q snapml \
+    || echo "install-deps: no snapml wheel for $("$python" --version 2>&1); test_ibm_snapml.py's comparison will skip"
+fi
