@@ -42,6 +42,9 @@ class LogisticRegression(SnapClassifier):
     dual : bool, default=False
         With ``solver="liblinear"``: the dual formulation (LIBLINEAR's -s 7, our SDCA)
         instead of the primal (-s 0, our Newton solver). Same problem, same optimum.
+        With ``solver="auto"`` (no solver named): Snap ML's ``dual=True``, its dual
+        solver (SDCA) and problem (``solver="dual"``: the intercept penalised);
+        scikit-learn raises there. Other solvers: ValueError.
     tol : float, default=1e-4
         Stop when the relative duality gap ``(P - D) / P`` falls below ``tol`` (the
         intercept penalised), or, with a free intercept or no penalty, where no dual

@@ -79,6 +79,11 @@ def logistic_problem(penalty, solver, dual, fit_intercept):
         raise ValueError(f"solver must be one of {', '.join(map(repr, names))}, got {solver!r}")
     if dual not in (True, False):
         raise ValueError(f"dual must be True or False, got {dual!r}")
+    if dual and solver == "auto":
+        # Snap ML's LogisticRegression(dual=True): its dual solver and problem (the
+        # intercept penalised). scikit-learn raises for dual=True without
+        # solver='liblinear', so no scikit-learn script changes meaning.
+        solver = "dual"
     if dual and solver not in ("liblinear", "dual"):
         raise ValueError(
             f"dual=True is scikit-learn's liblinear dual formulation; pass solver='liblinear' "

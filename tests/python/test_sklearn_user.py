@@ -428,7 +428,7 @@ def test_l1_by_l1_ratio_and_by_penalty(cancer):
         (dict(penalty="elasticnet", l1_ratio=0.3), r"elastic net"),
         (dict(penalty="l1", solver="saga"), r"intercept free.*solver='liblinear'"),
         (dict(penalty="l1", solver="lbfgs", fit_intercept=False), r"supports only 'l2'"),
-        (dict(dual=True), r"dual=True.*solver='liblinear'"),
+        (dict(dual=True, solver="lbfgs"), r"dual=True.*solver='liblinear'"),
         (dict(solver="newton"), r"solver must be one of"),
         (dict(multi_class="multinomial", solver="liblinear"), r"multinomial.*multi_class='ovr'"),
         (dict(multi_class="multinomial", device_ids=[0]), r"GPU|CUDA|multinomial"),

@@ -1,0 +1,157 @@
+"""snap_ml_mpi, Snap ML's MPI API: its distributed example under `mpirun -n 2`
+with the one-process answer, each rank's part of a file, the metrics, num_threads.
+
+The mpirun tests skip when mpirun is missing or snap_ml was built without MPI, and
+fail instead under CI=true (as test_mpi_python.py's).
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.base import clone
+from sklearn.metrics import log_loss as sklearn_log_loss
+
+import snap_ml_mpi
+from conftest import REPO, dataset_path, load_dataset
+from snap_ml import LogisticRegression as SnapLogisticRegression
+from snap_ml import _core, datasets
+from snap_ml_mpi import Loaders, Metrics
+from snap_ml_mpi.Loaders import agreed_columns, read_share
+from test_mpi_python import _mpirun_env, _skip_or_fail
+
+SEED = REPO / "examples" / "snap_ml_mpi_seed.py"
+
+
+def _gpus_visible():
+    if not _core.built_with_cuda:
+        return False
+    try:
+        SnapLogisticRegression(use_gpu=True).fit(np.eye(2), [0, 1])
+    except ValueError:
+        return False
+    return True
+
+
+def _seed_script(tmp_path):
+    """The example as written, less ``device_ids=[0, 1, 2, 3]`` where no GPU is visible
+    (there it is a ValueError saying so, never a silent CPU fit)."""
+    text = SEED.read_text()
+    if not _gpus_visible():
+        assert "device_ids=[0, 1, 2, 3], " in text
+        text = text.replace("device_ids=[0, 1, 2, 3], ", "")
+    script = tmp_path / "my_app.py"
+    script.write_text(text)
+    return script
+
+
+def _run(launcher, script, env):
+    done = subprocess.run(launcher + [sys.executable, str(script)], env=env, capture_output=True,
+                          text=True, timeout=400)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = [line.split(": ") for line in done.stdout.splitlines() if ": " in line]
+    values = {}
+    for name, value in lines:
+        values.setdefault(name, []).append(float(value))
+    return values
+
+
+@pytest.mark.parametrize("kind", ["libsvm", "snap"])
+def test_seed_example_under_mpirun_gives_the_one_process_answer(tmp_path, kind):
+    mpirun = shutil.which("mpirun")
+    if mpirun is None:
+        _skip_or_fail("mpirun not found (apt-get install openmpi-bin libopenmpi-dev)")
+    if not _core.built_with_mpi:
+        _skip_or_fail("snap_ml was built without MPI (reinstall where libopenmpi-dev is installed)")
+    env = _mpirun_env()
+    script = _seed_script(tmp_path)
+    if kind == "snap":
+        # The same script on .snap files (Loaders.load_from_snap_format): each rank
+        # reads its share of the chunks. The files keep a9a's names.
+        data = tmp_path / "data"
+        data.mkdir()
+        for name in ("a9a", "a9a.t"):
+            X, y = datasets.load_svmlight_file(dataset_path(name), n_features=123)
+            datasets.dump(X, y, data / name, chunk_rows=2000)
+        env["SNAPML_DATA_DIR"] = str(data)
+        script.write_text(script.read_text().replace("load_from_libsvm_format", "load_from_snap_format"))
+    else:
+        dataset_path("a9a")
+        dataset_path("a9a.t")
+    one = _run([], script, env)
+    two = _run([mpirun, "--oversubscribe", "-n", "2"], script, env)
+    assert len(two["log loss"]) == 2 and len(set(two["log loss"])) == 1  # every rank: all rows' metric
+    # Both fits certify their objective within tol = 1e-3 of the optimum (the
+    # duality gap): their test metrics agree to about that.
+    assert two["log loss"][0] == pytest.approx(one["log loss"][0], rel=2e-3)
+    assert abs(two["accuracy"][0] - one["accuracy"][0]) <= 0.003
+    assert 0.84 <= one["accuracy"][0] <= 0.86  # a9a.t, C = 1
+
+
+@pytest.mark.parametrize("ranks", [1, 2, 3, 7])
+def test_every_line_is_read_by_exactly_one_rank(ranks):
+    path = str(dataset_path("heart_scale"))
+    X_all, y_all = load_dataset("heart_scale")
+    shares = [read_share(path, rank, ranks) for rank in range(ranks)]
+    lowest = min(int(X.indices.min()) for X, _ in shares if X.nnz)
+    highest = max(int(X.indices.max()) + 1 for X, _ in shares if X.nnz)
+    parts = [agreed_columns(path, X, lowest, highest, None)[0] for X, _ in shares]
+    np.testing.assert_array_equal(np.concatenate([y for _, y in shares]), y_all)
+    assert (sp.vstack(parts) != X_all).nnz == 0
+
+
+def test_one_process_dataset_equals_the_arrays():
+    X, y = load_dataset("a9a", n_features=123)
+    train = Loaders.load_from_libsvm_format(str(dataset_path("a9a")))
+    test = Loaders.load_from_svmlight_format(str(dataset_path("a9a.t")))
+    assert train.n_features == 123 and test.n_features == 122  # a9a.t's largest index is 122
+    lr = snap_ml_mpi.LogisticRegression(dual=True, num_threads=1).fit(train)
+    arrays = snap_ml_mpi.LogisticRegression(dual=True).fit(X, y)
+    np.testing.assert_array_equal(lr.coef_, arrays.coef_)
+    X_test, y_test = load_dataset("a9a.t", n_features=123)
+    proba = lr.predict_proba(test)
+    assert proba.shape == (X_test.shape[0],)  # the positive class's, as Snap ML's MPI API
+    np.testing.assert_allclose(proba, arrays.predict_proba(X_test)[:, 1], rtol=1e-12)
+    assert Metrics.log_loss(test, proba) == pytest.approx(sklearn_log_loss(y_test, proba), rel=1e-12)
+    assert Metrics.accuracy_score(test, lr.predict(test)) == pytest.approx(np.mean(arrays.predict(X_test) == y_test))
+    assert Metrics.accuracy is Metrics.accuracy_score
+
+
+def test_snap_dataset_predicts_its_rows(tmp_path):
+    X, y = load_dataset("heart_scale")
+    path = tmp_path / "heart.snap"
+    datasets.dump(X, y, path, chunk_rows=50)
+    data = Loaders.load_from_snap_format(str(path))
+    np.testing.assert_array_equal(data.y, y)
+    lr = snap_ml_mpi.LogisticRegression(regularizer=0.1).fit(data)
+    arrays = snap_ml_mpi.LogisticRegression(regularizer=0.1).fit(X.astype(np.float32), y)
+    np.testing.assert_allclose(lr.coef_, arrays.coef_, rtol=1e-5, atol=1e-7)
+    np.testing.assert_array_equal(lr.predict(data), arrays.predict(X))
+
+
+def test_num_threads_is_the_old_name_of_n_jobs():
+    lr = snap_ml_mpi.LogisticRegression(num_threads=3)
+    assert lr.get_params()["num_threads"] == 3 and clone(lr).num_threads == 3
+    assert lr._n_jobs() == 3
+    X, y = load_dataset("heart_scale")
+    assert lr.fit(X, y).estimator_.n_jobs == 3
+    with pytest.raises(ValueError, match="num_threads is the old name of n_jobs"):
+        snap_ml_mpi.LogisticRegression(num_threads=3, n_jobs=2).fit(X, y)
+
+
+def test_metrics_need_a_dataset():
+    with pytest.raises(ValueError, match="takes the dataset a snap_ml_mpi.Loaders function returns"):
+        Metrics.log_loss(np.array([1.0, 0.0]), np.array([0.5, 0.5]))
+
+
+def test_dual_true_without_a_solver_is_snap_mls_dual_solver():
+    X, y = load_dataset("heart_scale")
+    snap = SnapLogisticRegression(dual=True, random_state=0).fit(X, y)
+    named = SnapLogisticRegression(solver="dual", random_state=0).fit(X, y)
+    np.testing.assert_array_equal(snap.coef_, named.coef_)
+    with pytest.raises(ValueError, match="dual=True is scikit-learn's liblinear dual formulation"):
+        SnapLogisticRegression(dual=True, solver="lbfgs").fit(X, y)
