@@ -68,6 +68,12 @@ class _MpiModel:
         self
         """
         if isinstance(X_train, Dataset):
+            if self.normalize and X_train.ranks > 1:
+                raise ValueError(
+                    "normalize=True scales each feature by statistics of the training rows, which "
+                    "under mpirun each rank would compute from its own part; normalise the file "
+                    "beforehand, or leave normalize=False (as Snap ML's MPI API ignored it)"
+                )
             if y_train is not None or sample_weight is not None:
                 raise ValueError("y_train and sample_weight must be None with a dataset: it holds the labels")
             if X_train.is_snap:

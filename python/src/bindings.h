@@ -15,6 +15,7 @@ void bind_model(pybind11::module_& m);     // model.cpp: Model, its files
 void bind_datasets(pybind11::module_& m);  // datasets.cpp: svmlight and binary files
 void bind_snap_file(pybind11::module_& m); // snap_file.cpp: a .snap file under a memory budget
 void bind_mpi(pybind11::module_& m);       // mpi.cpp: MPI_COMM_WORLD for mpirun
+void bind_features(pybind11::module_& m);  // features.cpp: random Fourier features
 
 // mpi.cpp: the process's MpiCommunicator on MPI_COMM_WORLD, MPI initialised on
 // first call; throws Unsupported in a build without MPI.

@@ -180,3 +180,29 @@ def test_privacy_is_refused_until_built():
     X, y = load_dataset("heart_scale")
     with pytest.raises(ValueError, match="privacy=True .* not available"):
         snap_ml.ibm.LogisticRegression(privacy=True).fit(X, y)
+
+
+def test_a_kernel_script_gives_ibms_answers():
+    """snapml 1.x's kernel="rbf" on two moons: both packages draw the random matrix
+    with scikit-learn's RBFSampler(gamma, n_components, random_state), so the two
+    models solve one problem on the same features (to float32 rounding)."""
+    _ibm_or_skip()
+    from sklearn.datasets import make_moons
+    from sklearn.kernel_approximation import RBFSampler
+
+    X, y = make_moons(n_samples=3000, noise=0.15, random_state=0)
+    script = """
+import snapml
+rbf = snapml.LogisticRegression(kernel="rbf", gamma=2.0, n_components=300, regularizer=0.01,
+                                fit_intercept=True, random_state=5)
+rbf.fit(X_train, y_train)
+results = dict(lr=(rbf.coef_, rbf.intercept_, rbf.predict(X_test)))
+"""
+    ibm = _run(script, X[:2000], y[:2000], X[2000:], 0.01)["lr"]
+    ours = _run(script.replace("import snapml", OURS), X[:2000], y[:2000], X[2000:], 0.01)["lr"]
+    Z = RBFSampler(gamma=2.0, n_components=300, random_state=5).fit_transform(X[:2000])
+    p_ibm = _objective("lr", Z, y[:2000], ibm[0], ibm[1], 0.01)
+    p_ours = _objective("lr", Z, y[:2000], ours[0], ours[1], 0.01)
+    assert p_ours <= p_ibm * (1 + TOL) and p_ibm <= p_ours * (1 + TOL), (p_ours, p_ibm)
+    assert np.mean(ours[2] == ibm[2]) >= 0.99
+    assert np.mean(ours[2] == y[2000:]) >= 0.97  # measured: 99.2% (IBM's 99.1%), linear: 87.5%
