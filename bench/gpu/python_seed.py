@@ -30,6 +30,41 @@ def run(label, make, data=(X, y, Xt, yt)):
         print(f"| {label} | error: {traceback.format_exc().strip().splitlines()[-1][:300]} | | |", flush=True)
 
 
+failures = []
+
+
+def check_multinomial(ours):
+    """LogisticRegression(device_ids=[0]) with three classes trains scikit-learn's
+    model on the device (the K-class Newton solver, cuda/src/primal/class_rows.cu):
+    solver="lbfgs" asks for scikit-learn's problem (free intercepts); the
+    coefficients must agree to 1e-3 relative and the test log loss to 1e-5."""
+    from sklearn.linear_model import LogisticRegression as Scikit
+
+    y3 = (y > 0) + (X[:, 0].toarray().ravel() > 0) + (X[:, 5].toarray().ravel() > 0)
+    yt3 = (yt > 0) + (Xt[:, 0].toarray().ravel() > 0) + (Xt[:, 5].toarray().ravel() > 0)
+    label = "CHECK LogisticRegression(device_ids=[0], solver='lbfgs') 4 classes = scikit-learn's model"
+    try:
+        reference = Scikit(C=1.0, tol=1e-10, max_iter=10000).fit(X, y3)
+        start = time.perf_counter()
+        model = ours(device_ids=[0], solver="lbfgs", C=1.0, tol=1e-8, max_iter=1000).fit(X, y3)
+        seconds = time.perf_counter() - start
+        import numpy as np
+
+        scale = 1.0 + np.abs(reference.coef_).max()
+        coef = np.abs(model.coef_ - reference.coef_).max() / scale
+        intercept = np.abs(model.intercept_ - reference.intercept_).max() / scale
+        loss, loss_ref = log_loss(yt3, model.predict_proba(Xt)), log_loss(yt3, reference.predict_proba(Xt))
+        ok = coef <= 1e-3 and intercept <= 1e-3 and abs(loss - loss_ref) <= 1e-5
+        print(f"| {label}: {'PASS' if ok else 'FAIL'} (coef {coef:.1e}, intercept {intercept:.1e} relative; "
+              f"log loss {loss:.6f} vs {loss_ref:.6f}) | {seconds:.3f} | {loss:.5f} | "
+              f"{100 * accuracy_score(yt3, model.predict(Xt)):.2f} |", flush=True)
+        if not ok:
+            failures.append(label)
+    except Exception:  # noqa: BLE001
+        print(f"| {label}: FAIL: {traceback.format_exc().strip().splitlines()[-1][:300]} | | | |", flush=True)
+        failures.append(label)
+
+
 print("| fit | seconds | test log loss | accuracy % |\n|---|---|---|---|")
 from sklearn.linear_model import LogisticRegression as ScikitLogisticRegression  # noqa: E402
 
@@ -47,6 +82,7 @@ try:
     run("snap_ml LogisticRegression(use_gpu=True) 3 classes (mushrooms x a9a labels: multinomial)",
         lambda: LogisticRegression(use_gpu=True), data=(X, (y > 0) + (X[:, 0].toarray().ravel() > 0),
                                                           Xt, (yt > 0) + (Xt[:, 0].toarray().ravel() > 0)))
+    check_multinomial(LogisticRegression)
     run("snap_ml LinearSVC(use_gpu=True) (hinge: refused, names the CPU)", lambda: LinearSVC(loss="hinge", use_gpu=True))
     print(f"snap_ml from {snap_ml.__file__}")
 except Exception:  # noqa: BLE001
@@ -59,3 +95,6 @@ try:
     run("IBM snapml LogisticRegression() CPU", lambda: snapml.LogisticRegression())
 except Exception:  # noqa: BLE001
     print("IBM snapml failed:", traceback.format_exc()[-800:])
+if failures:
+    print("FAILED:", "; ".join(failures))
+    sys.exit(1)

@@ -485,22 +485,79 @@ TEST(TronGpu, TheUploadThroughSmallSlotsFromAnySourceEqualsTheCpuFit) {
     }
 }
 
-// The multinomial loss on a GPU: the CPU solver's L-BFGS over the GPU matrix
-// operations (the same rows and kernels; not device-resident), to the CPU fit.
-TEST(TronGpu, TheMultinomialLossRunsOverTheGpuMatrixOperations) {
-  SNAPML_REQUIRE_GPU();
-  const Dataset tall = generated(15, 300);
+// Rows of `seed` with labels 0 to classes - 1 drawn at random.
+Dataset with_classes(int seed, std::int64_t rows, int classes) {
+  const Dataset tall = generated(seed, rows);
   std::vector<CsrChunk> chunks(tall.chunks());
-  std::mt19937_64 rng(15);
+  std::mt19937_64 rng(static_cast<std::uint64_t>(seed));
   for (CsrChunk& chunk : chunks)
-    for (double& label : chunk.labels) label = std::uniform_int_distribution<int>(0, 2)(rng);
-  const Dataset data(std::move(chunks), tall.n_features());
+    for (double& label : chunk.labels) label = std::uniform_int_distribution<int>(0, classes - 1)(rng);
+  return Dataset(std::move(chunks), tall.n_features());
+}
+
+SolverParameters multinomial(int classes) {
   SolverParameters p = primal(LossKind::Multinomial);
   p.C = 0.1;
-  p.classes = {0.0, 1.0, 2.0};
-  p.class_weights = {1.0, 0.5, 2.0};
+  p.primal_method = PrimalMethod::TrustRegion;
+  for (int k = 0; k < classes; ++k) {
+    p.classes.push_back(k);
+    p.class_weights.push_back(k == 1 ? 0.5 : k == 2 ? 2.0 : 1.0);
+  }
   p.max_epochs = 1000;
+  return p;
+}
+
+// The multinomial loss device-resident (the K-class kernels, the K x n_weights
+// vectors on the device): the CPU trust-region fit, on one part and two, in many
+// tiles, with 3 classes (one class chunk) and 6 (two chunks, the second partial),
+// the intercept penalised and free, and a warm start from the CPU's weights.
+TEST(TronGpu, TheMultinomialLossOnTheDeviceEqualsTheCpuFit) {
+  SNAPML_REQUIRE_GPU();
+  for (const int classes : {3, 6}) {
+    SCOPED_TRACE(std::to_string(classes) + " classes");
+    const Dataset data = with_classes(15, 300, classes);
+    SolverParameters p = multinomial(classes);
+    const Fit cpu = fit(*make_tron_cpu_solver(p), data);
+    EXPECT_TRUE(primal::newton_gpu_takes(p));
+    expect_same_fit(fit(*gpu_solver(p, {0}), data), cpu);
+    expect_same_fit(fit(*gpu_solver(p, {0, 0}, kSmallTiles), data), cpu);
+    SolverState warm;
+    warm.weights = cpu.state.weights;
+    const Fit resumed = fit(*gpu_solver(p, {0}), data, warm);
+    EXPECT_LE(resumed.result.epochs, 1);
+    p.penalise_intercept = false;  // the gradient rule
+    p.tol = 1e-7;
+    expect_same_fit(fit(*gpu_solver(p, {0, 0}, kSmallTiles), data), fit(*make_tron_cpu_solver(p), data));
+  }
+}
+
+// The multinomial loss by L-BFGS on a GPU: the CPU solver over the GPU matrix
+// operations (the same rows and kernels; not device-resident), to the CPU fit; the
+// rows the device-resident fit left at K classes serve it again.
+TEST(TronGpu, TheMultinomialLossByLbfgsRunsOverTheGpuMatrixOperations) {
+  SNAPML_REQUIRE_GPU();
+  const Dataset data = with_classes(15, 300, 3);
+  SolverParameters p = multinomial(3);
+  p.primal_method = PrimalMethod::Lbfgs;
+  EXPECT_FALSE(primal::newton_gpu_takes(p));
   expect_same_fit(fit(*make_tron_gpu_solver(p, {0, 0}), data), fit(*make_tron_cpu_solver(p), data));
+  auto cache = std::make_shared<detail::PrimalRowsCache>();
+  SolverParameters resident = multinomial(3);
+  fit(*primal::make_newton_gpu_solver(resident, {0}, cache), data);
+  fit(*detail::make_tron_gpu_solver(p, {0}, cache), data);  // the same rows, back to one class
+  expect_same_fit(fit(*detail::make_tron_gpu_solver(p, {0}, cache), data), fit(*make_tron_cpu_solver(p), data));
+}
+
+TEST(TronGpu, AMultinomialLabelOutsideTheClassesIsRefusedNamingTheRow) {
+  SNAPML_REQUIRE_GPU();
+  const Dataset data = with_classes(15, 300, 3);
+  const SolverParameters p = multinomial(2);  // the data has a third class
+  try {
+    fit(*gpu_solver(p, {0}), data);
+    FAIL() << "no error";
+  } catch (const InvalidArgument& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("not among the multinomial loss's classes"));
+  }
 }
 
 TEST(TronGpu, RefusesRowsBeyondTheBudgetNamingTheSizes) {

@@ -29,6 +29,7 @@
 #include "snapml/error.h"
 #include "snapml/host_device.h"
 #include "snapml/losses/dispatch.h"
+#include "snapml/losses/multinomial.h"
 
 namespace snapml::cuda::primal {
 
@@ -120,6 +121,57 @@ void launch_alpha_derivatives(const PrimalLoss& loss, std::int64_t n, const doub
 void launch_paired_alpha(const PrimalLoss& loss, std::int64_t n, const double* targets, const double* derivatives,
                          double* alpha, cudaStream_t stream);
 
+// ---- the multinomial loss, K classes at once (class_rows.cu, column_kernels.cu) ----
+// Per-row vectors of K entries are row-major (entry i K + k), weight-sized ones
+// feature-major (WeightSetup). targets_i: row i's class index; costs_i: C_i.
+// Margins m_ik = x_i . v_k; with p_i = softmax(m_i): derivatives_ik = C_i (p_ik -
+// [k = y_i]), probabilities_ik = p_ik (both 0 where C_i = 0); result[0] = sum_i
+// C_i (log sum_k exp m_ik - m_i,y_i), result[1] = sum_i C_i H(p_i), the paired dual
+// point's dual values (losses/multinomial.h; tron_multinomial.cpp on the CPU).
+void launch_softmax_terms(const RowTile& tile, int classes, const double* v, Intercept intercept,
+                          const double* targets, const double* costs, double* derivatives, double* probabilities,
+                          Reduction reduction, bool accumulate, cudaStream_t stream);
+// The Hessian product's rows: with u_i = X v (K entries), out_ik = C_i p_ik (u_ik -
+// sum_l p_il u_il).
+void launch_softmax_curvature_rows(const RowTile& tile, int classes, const double* v, Intercept intercept,
+                                   const double* costs, const double* probabilities, double* out,
+                                   cudaStream_t stream);
+// out_(j K + k) = sum_i x_ij z_ik (z row-major, K entries a row).
+void launch_block_column_sums(const ColumnTile& tile, int classes, const double* z, double* out,
+                              double* piece_partials, bool accumulate, cudaStream_t stream);
+// out_g_(j K + k) = sum_i x_ij d_ik and out_h_(j K + k) = sum_i x_ij^2 C_i p_ik (1 -
+// p_ik) (the Hessian's diagonal) in one pass.
+void launch_softmax_column_gradient(const ColumnTile& tile, int classes, const double* d, const double* costs,
+                                    const double* probabilities, double* out_g, double* out_h,
+                                    double* piece_partials, bool accumulate, cudaStream_t stream);
+// One row's work after its margins, written once for the kernels and the
+// emulation's host loops. The margin pass: p (holding the margins on entry)
+// becomes softmax(m), d = C (p - e_y); adds the row's loss and dual value to
+// sums[0], sums[1]. A row with C = 0 gets zeros.
+SNAPML_HOST_DEVICE inline void softmax_row(int classes, int y, double cost, double* p, double* d, double* sums) {
+  if (!(cost > 0.0)) {  // a row absent from the problem: no loss, no curvature
+    for (int k = 0; k < classes; ++k) p[k] = d[k] = 0.0;
+    return;
+  }
+  const double own_margin = p[y];
+  const double log_sum = losses::MultinomialLoss::softmax(p, classes, p);
+  for (int k = 0; k < classes; ++k) d[k] = cost * (p[k] - (k == y ? 1.0 : 0.0));
+  sums[0] += cost * (log_sum - own_margin);
+  sums[1] += cost * losses::MultinomialLoss::entropy(p, classes);
+}
+// The Hessian product: u (X v's row on entry) becomes C p .* (u - p . u).
+SNAPML_HOST_DEVICE inline void softmax_curvature_row(int classes, double cost, const double* p, double* u) {
+  double mean = 0.0;
+  for (int k = 0; k < classes; ++k) mean += p[k] * u[k];
+  for (int k = 0; k < classes; ++k) u[k] = cost > 0.0 ? cost * p[k] * (u[k] - mean) : 0.0;
+}
+
+// The classes a launch of the kernels above sums at once (each pass over a tile's
+// entries adds this many classes; more classes take more passes), and the
+// piece partials' doubles per piece they need (every launcher's pieces fit).
+inline constexpr int kClassChunk = 4;
+inline constexpr int kPiecePartials = 2 * kClassChunk;
+
 // ---- transposed rows (column_kernels.cu) ----
 enum class ColumnSum { Plain, Squares };  // out_j = sum_i x_ij z_i, or sum_i x_ij^2 z_i
 // `piece_partials`: 2 doubles per piece of the tile.
@@ -154,16 +206,25 @@ struct PartSums {
   int count = 0;
 };
 // The weights' penalty: r_j = penalty, except 0 at the intercept's weight when it
-// is free; and the intercept's scale in raw products.
+// is free; and the intercept's scale in raw products. With K classes (the
+// multinomial loss) the vectors hold K weights a feature, feature-major: entry
+// j K + k is feature j's weight of class k, so the K intercept weights are the
+// last K entries.
 struct WeightSetup {
-  std::int64_t n = 0;
+  std::int64_t n = 0;  // entries: n_weights x classes
   Intercept intercept;
   double penalty = 1.0;  // 1 under penalty L2, 0 under none
   bool penalise_intercept = true;
+  std::int32_t classes = 1;
 };
 
+// Whether entry j of a weight-sized vector is an intercept weight.
+SNAPML_HOST_DEVICE inline bool is_intercept(const WeightSetup& setup, std::int64_t j) {
+  return j / setup.classes == setup.intercept.index;
+}
+
 SNAPML_HOST_DEVICE inline double regulariser(const WeightSetup& setup, std::int64_t j) {
-  return (j == setup.intercept.index && !setup.penalise_intercept) ? 0.0 : setup.penalty;
+  return (is_intercept(setup, j) && !setup.penalise_intercept) ? 0.0 : setup.penalty;
 }
 
 // The parts' raw product at j, added in part order, the intercept's entry scaled
@@ -171,7 +232,7 @@ SNAPML_HOST_DEVICE inline double regulariser(const WeightSetup& setup, std::int6
 SNAPML_HOST_DEVICE inline double raw_at(const PartSums& raw, const WeightSetup& setup, std::int64_t j, int power) {
   double sum = raw.part[0][j];
   for (int k = 1; k < raw.count; ++k) sum += raw.part[k][j];
-  if (power > 0 && j == setup.intercept.index)
+  if (power > 0 && is_intercept(setup, j))
     sum *= power == 2 ? setup.intercept.value * setup.intercept.value : setup.intercept.value;
   return sum;
 }

@@ -23,6 +23,7 @@ class GpuMatrixOperations final : public MatrixOperations {
  public:
   GpuMatrixOperations(ChunkSource& source, std::shared_ptr<PrimalRows> rows, double bias_value)
       : source_(source), rows_(std::move(rows)), bias_value_(bias_value) {
+    rows_->set_classes(1);  // the seam's products are one vector's (a multinomial fit may have left K)
     DeviceGuard guard(rows_->master().device_id());
     in_ = DeviceBuffer<double>(rows_->n_weights());
     out_ = DeviceBuffer<double>(rows_->n_weights());

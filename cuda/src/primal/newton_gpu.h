@@ -1,6 +1,7 @@
-// The device-resident trust-region Newton solver for the scalar primal losses
-// (logistic, squared hinge, squared; penalty L2 with the intercept penalised or
-// free, or none): newton_gpu_solver.cpp, docs/gpu.md "Primal Newton on the GPU".
+// The device-resident trust-region Newton solver for the primal losses
+// (logistic, squared hinge, squared, and the multinomial loss's K weight vectors;
+// penalty L2 with the intercept penalised or free, or none): newton_gpu_solver.cpp,
+// docs/gpu.md "Primal Newton on the GPU".
 #pragma once
 
 #include <cstdint>
@@ -62,7 +63,7 @@ struct NewtonGpuOptions {
   std::shared_ptr<FitTimings> timings;  // when given, overwritten by each fit
 };
 
-// Throws InvalidArgument for another loss, penalty L1 or a multinomial loss.
+// Throws InvalidArgument for another loss, penalty L1, or L-BFGS or Cholesky asked for.
 std::unique_ptr<Solver> make_newton_gpu_solver(const SolverParameters& parameters, std::vector<int> device_ids,
                                                std::shared_ptr<detail::PrimalRowsCache> cache,
                                                NewtonGpuOptions options = {});

@@ -25,6 +25,7 @@
 #include <cmath>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "newton_gpu.h"
 #include "primal/trust_region.h"
@@ -51,8 +52,8 @@ class NewtonGpuSolver final : public Solver {
         options_(std::move(options)) {
     validate(parameters_);
     require(newton_gpu_takes(parameters_),
-            std::string("the GPU Newton solver takes the logistic, squared hinge and squared losses under penalty "
-                        "l2 or none, stepping by the trust region; got the ") +
+            std::string("the GPU Newton solver takes the logistic, squared hinge, squared and multinomial losses "
+                        "under penalty l2 or none, stepping by the trust region; got the ") +
                 loss_name(parameters_.loss) + " loss");
     for (const int device : device_ids_) require_gpu(device);
   }
@@ -83,21 +84,25 @@ class NewtonGpuSolver::Steps {
         sums_(rows.master_sums()),
         loss_{parameters.loss, parameters.epsilon},
         intercept_(parameters.intercept_scaling) {
-    setup_.n = static_cast<std::int64_t>(rows.n_weights());
+    setup_.n = static_cast<std::int64_t>(rows.width());
     setup_.intercept = {rows.intercept_index(), intercept_};
     setup_.penalty = parameters.penalty == Penalty::None ? 0.0 : 1.0;
     setup_.penalise_intercept = parameters.penalise_intercept;
+    setup_.classes = rows.classes();
     DeviceGuard guard(rows.master().device_id());
     for (DeviceBuffer<double>* vector : {&w_, &trial_, &g_, &m_, &r_, &s_, &d_, &hd_})
-      *vector = DeviceBuffer<double>(rows.n_weights());
+      *vector = DeviceBuffer<double>(rows.width());
   }
 
   bool certified() const { return parameters_.penalty == Penalty::L2 && parameters_.penalise_intercept; }
-  std::size_t width() const { return rows_.n_weights(); }
+  std::size_t width() const { return rows_.width(); }
+  std::size_t classes() const { return static_cast<std::size_t>(rows_.classes()); }
 
-  // The starting weights from `state` (SolverState's warm-start rule).
+  // The starting weights from `state` (SolverState's warm-start rule; the
+  // multinomial loss's: weights only, K rows of n_features + 1, as the CPU's).
   void start_from(SolverState& state) {
     const DeviceGuard guard(master_device_);
+    if (classes() > 1) return start_classes_from(state);
     const auto n_features = static_cast<std::int32_t>(width() - 1);
     const StartFrom start = warm_start_from(state, rows_.n_rows(), n_features);
     if (start == StartFrom::Alpha) {  // w(alpha) = X^T (alpha c(y)), summed over the parts and ranks
@@ -120,6 +125,21 @@ class NewtonGpuSolver::Steps {
     } else {
       w_.fill_bytes(0, stream_);
     }
+  }
+
+  // The multinomial loss's start: W (class-major in `state`, feature-major here) or 0.
+  void start_classes_from(SolverState& state) {
+    require(state.alpha.empty(), "the multinomial loss warm-starts from weights only, not from dual variables");
+    if (state.weights.empty()) return w_.fill_bytes(0, stream_);
+    const std::size_t K = classes(), n_weights = rows_.n_weights();
+    require(state.weights.size() == width(), "warm start: the multinomial loss takes " + std::to_string(K) +
+                                                 " rows of n_features + 1 weights, " + std::to_string(width()) +
+                                                 " in all; got " + std::to_string(state.weights.size()));
+    std::vector<double> w(width());
+    for (std::size_t k = 0; k < K; ++k)
+      for (std::size_t j = 0; j < n_weights; ++j) w[j * K + k] = state.weights[k * n_weights + j];
+    w_.copy_from_host(w.data(), width(), stream_);
+    SNAPML_CUDA_CHECK(cudaStreamSynchronize(stream_));  // before `w` goes
   }
 
   // ||g(0)||, the gradient rule's reference (LIBLINEAR's, whatever the start).
@@ -248,10 +268,22 @@ class NewtonGpuSolver::Steps {
     return w_.to_host(stream_);
   }
 
-  // The weights and the dual point paired with the last gradient's margins.
+  // The weights and the dual point paired with the last gradient's margins (the
+  // multinomial loss's: W class-major, alpha_ik = -D_ik = C_i (y_ik - p_ik)).
   void finish(SolverState& state) {
     const DeviceGuard guard(master_device_);
     state.weights = download_weights();
+    if (classes() > 1) {
+      const std::size_t K = classes(), n_weights = rows_.n_weights();
+      const std::vector<double> w = std::move(state.weights);
+      state.weights.assign(width(), 0.0);
+      for (std::size_t k = 0; k < K; ++k)
+        for (std::size_t j = 0; j < n_weights; ++j) state.weights[k * n_weights + j] = w[j * K + k];
+      state.alpha.assign(static_cast<std::size_t>(rows_.n_rows()) * K, 0.0);
+      rows_.download_rows(&Part::d, state.alpha.data(), static_cast<int>(K));
+      for (double& a : state.alpha) a = a == 0.0 ? 0.0 : -a;
+      return;
+    }
     state.alpha.assign(static_cast<std::size_t>(rows_.n_rows()), 0.0);
     for (auto& part : rows_.parts()) {
       DeviceGuard on(part->device_id);
@@ -331,7 +363,14 @@ FitResult NewtonGpuSolver::fit(ChunkSource& source, Communicator& communicator, 
   }
   PrimalRows& rows = *cache_->rows;
   Clock::time_point phase = Clock::now();
-  rows.set_targets(source, RowTargets::from(parameters_));
+  const bool per_class = loss_is_per_class(parameters_.loss);
+  require(!per_class || parameters_.classes.size() >= 2,
+          "the multinomial loss needs the classes (SolverParameters::classes)");
+  rows.set_classes(per_class ? static_cast<int>(parameters_.classes.size()) : 1);
+  if (per_class)
+    rows.set_class_targets(source, parameters_.classes, parameters_.class_weights, parameters_.C);
+  else
+    rows.set_targets(source, RowTargets::from(parameters_));
   timings.targets = seconds_since(phase);
 
   phase = Clock::now();
@@ -377,8 +416,7 @@ double pass_bytes(const FitTimings& sizes, const PassCounts& counts) {
 }
 
 bool newton_gpu_takes(const SolverParameters& parameters) {
-  return primal_solver_supports(parameters.loss) && !loss_is_per_class(parameters.loss) &&
-         parameters.penalty != Penalty::L1 &&
+  return primal_solver_supports(parameters.loss) && parameters.penalty != Penalty::L1 &&
          (parameters.primal_method == PrimalMethod::Auto || parameters.primal_method == PrimalMethod::TrustRegion);
 }
 

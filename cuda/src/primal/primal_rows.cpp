@@ -105,7 +105,8 @@ std::int64_t PrimalRows::tiles() const {
 
 // Each part's rows of each chunk: the targets and costs computed by the staging
 // threads straight into the pinned slots (no host vector of the rows).
-void PrimalRows::set_targets(ChunkSource& source, const RowTargets& targets) {
+template <typename Target, typename Cost>
+void PrimalRows::fill_targets(ChunkSource& source, const Target& target, const Cost& cost) {
   StagedCopies copies(*staging_, threads_);
   const bool whole = source.resident();  // else chunk by chunk: a chunk's view lives until the next
   std::int64_t offset = 0;               // the chunk's first row among this rank's
@@ -118,16 +119,17 @@ void PrimalRows::set_targets(ChunkSource& source, const RowTargets& targets) {
       const std::int64_t row = begin - offset;  // in the chunk
       const cudaStream_t stream = part->resources->copy_stream();
       copies.add_items(part->device_id, stream, part->at(part->targets, begin - part->first_row), sizeof(double),
-                       end - begin, [x, row, targets](std::int64_t first, std::int64_t n, void* out) {
+                       end - begin, [x, row, offset, &target](std::int64_t first, std::int64_t n, void* out) {
                          auto* to = static_cast<double*>(out);
-                         for (std::int64_t k = 0; k < n; ++k) to[k] = targets.target(x.labels[row + first + k]);
+                         for (std::int64_t k = 0; k < n; ++k)
+                           to[k] = target(x.labels[row + first + k], offset + row + first + k);
                        });
       copies.add_items(part->device_id, stream, part->at(part->costs, begin - part->first_row), sizeof(double),
-                       end - begin, [x, row, targets](std::int64_t first, std::int64_t n, void* out) {
+                       end - begin, [x, row, offset, &target, &cost](std::int64_t first, std::int64_t n, void* out) {
                          auto* to = static_cast<double*>(out);
                          for (std::int64_t k = 0; k < n; ++k) {
                            const std::int64_t i = row + first + k;
-                           to[k] = targets.cost(targets.target(x.labels[i]), x.weight(i));
+                           to[k] = cost(target(x.labels[i], offset + i), x.weight(i));
                          }
                        });
     }
@@ -139,13 +141,81 @@ void PrimalRows::set_targets(ChunkSource& source, const RowTargets& targets) {
   for (auto& part : parts_) wait_for_copies(*part);
 }
 
+void PrimalRows::set_targets(ChunkSource& source, const RowTargets& targets) {
+  fill_targets(
+      source, [&targets](double label, std::int64_t) { return targets.target(label); },
+      [&targets](double target, float weight) { return targets.cost(target, weight); });
+}
+
+void PrimalRows::set_class_targets(ChunkSource& source, const std::vector<double>& classes,
+                                   const std::vector<double>& class_weights, double C) {
+  require(classes.size() == class_weights.size() && !classes.empty(),
+          "the multinomial loss needs its classes and one class weight per class");
+  fill_targets(
+      source,
+      [&classes](double label, std::int64_t row) {
+        const auto found = std::lower_bound(classes.begin(), classes.end(), label);
+        if (found == classes.end() || *found != label)
+          throw InvalidArgument("row " + std::to_string(row) +
+                                " has a label that is not among the multinomial loss's classes");
+        return static_cast<double>(found - classes.begin());
+      },
+      [&class_weights, C](double target, float weight) {
+        return C * class_weights[static_cast<std::size_t>(target)] * static_cast<double>(weight);
+      });
+}
+
+void PrimalRows::set_classes(int classes) {
+  require(classes >= 1, "PrimalRows::set_classes: at least one class");
+  if (classes == classes_) return;
+  const auto K = static_cast<std::size_t>(classes);
+  const std::size_t weights = n_weights_ * K;
+  for (std::size_t k = 0; k < parts_.size(); ++k) {
+    Part& part = *parts_[k];
+    DeviceGuard guard(part.device_id);
+    SNAPML_CUDA_CHECK(cudaStreamSynchronize(part.stream()));  // nothing queued reads what is freed
+    for (DeviceBuffer<double>* buffer :
+         {&part.d, &part.c, &part.d_trial, &part.c_trial, &part.u, &part.input, &part.raw_a, &part.raw_b})
+      *buffer = DeviceBuffer<double>();
+    // Per row 5 K doubles; per weight vector n_weights K doubles: raw_a and raw_b,
+    // and on a part of its own its input.
+    const std::size_t vectors = 2 + (part.shares_master ? 0 : 1);
+    const std::size_t need = sizeof(double) * (5 * static_cast<std::size_t>(part.n_rows) * K + vectors * weights);
+    std::size_t free_bytes = 0, total_bytes = 0;
+    SNAPML_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if (need > free_bytes)
+      throw Unsupported("the primal Newton solver's " + std::to_string(classes) + "-class state for device " +
+                        std::to_string(part.device_id) + " (" + std::to_string(part.n_rows) + " rows, " +
+                        std::to_string(n_weights_) + " weights a class) needs " + std::to_string(need) +
+                        " bytes but the device has " + std::to_string(free_bytes) +
+                        " free; pass more device ids or train on the CPU (without use_gpu)");
+    const std::size_t rows = static_cast<std::size_t>(part.n_rows) * K;
+    for (DeviceBuffer<double>* buffer : {&part.d, &part.c, &part.d_trial, &part.c_trial, &part.u})
+      *buffer = DeviceBuffer<double>(rows);
+    part.raw_a = DeviceBuffer<double>(weights);
+    part.raw_b = DeviceBuffer<double>(weights);
+    if (!part.shares_master) {
+      part.input = DeviceBuffer<double>(weights);
+      DeviceGuard master(master_->device_id());
+      incoming_a_[k] = DeviceBuffer<double>(weights);
+      incoming_b_[k] = DeviceBuffer<double>(weights);
+    }
+  }
+  DeviceGuard master(master_->device_id());
+  zeros_ = DeviceBuffer<double>(weights);
+  zeros_.fill_bytes(0, master_stream());
+  ranks_a_ = DeviceBuffer<double>();
+  ranks_b_ = DeviceBuffer<double>();
+  classes_ = classes;
+}
+
 void PrimalRows::fork(const double* v) {
   DeviceGuard guard(master_->device_id());  // the copies and the event are the master stream's
   bool others = false;
   for (auto& part : parts_) {
     if (part->shares_master) continue;
     others = true;
-    if (v) copy_between(part->input.data(), part->device_id, v, master_->device_id(), n_weights_, master_stream());
+    if (v) copy_between(part->input.data(), part->device_id, v, master_->device_id(), width(), master_stream());
   }
   if (!others) return;
   SNAPML_CUDA_CHECK(cudaEventRecord(fork_, master_stream()));
@@ -162,10 +232,10 @@ void PrimalRows::join(bool raw_a, bool raw_b) {
     if (part.shares_master) continue;
     DeviceGuard guard(part.device_id);
     if (raw_a)
-      copy_between(incoming_a_[k].data(), master_->device_id(), part.raw_a.data(), part.device_id, n_weights_,
+      copy_between(incoming_a_[k].data(), master_->device_id(), part.raw_a.data(), part.device_id, width(),
                    part.stream());
     if (raw_b)
-      copy_between(incoming_b_[k].data(), master_->device_id(), part.raw_b.data(), part.device_id, n_weights_,
+      copy_between(incoming_b_[k].data(), master_->device_id(), part.raw_b.data(), part.device_id, width(),
                    part.stream());
     SNAPML_CUDA_CHECK(cudaEventRecord(part.done, part.stream()));
     DeviceGuard on_master(master_->device_id());
@@ -197,9 +267,15 @@ void PrimalRows::margin_terms(const PrimalLoss& loss, const double* v, double in
     bool accumulate = false;
     for (TileData& tile : part.tiles) {
       const std::int64_t first = tile.shape.first_row;
-      launch_margin_terms(loss, tile.rows, in, {intercept_index(), intercept}, part.at(part.targets, first),
-                          part.at(part.costs, first), part.at(part.d_trial, first), part.at(part.c_trial, first),
-                          part.sums->at(kLoss), accumulate, part.stream());
+      if (classes_ > 1)
+        launch_softmax_terms(tile.rows, classes_, in, {intercept_index(), intercept}, part.at(part.targets, first),
+                             part.at(part.costs, first), part.at(part.d_trial, first * classes_),
+                             part.at(part.c_trial, first * classes_), part.sums->at(kLoss), accumulate,
+                             part.stream());
+      else
+        launch_margin_terms(loss, tile.rows, in, {intercept_index(), intercept}, part.at(part.targets, first),
+                            part.at(part.costs, first), part.at(part.d_trial, first), part.at(part.c_trial, first),
+                            part.sums->at(kLoss), accumulate, part.stream());
       accumulate = true;
     }
   }
@@ -210,13 +286,21 @@ void PrimalRows::curvature_rows(const double* v, double intercept) {
     Part& part = *owned;
     DeviceGuard guard(part.device_id);
     const double* in = input(part, v);
-    for (TileData& tile : part.tiles)
-      launch_curvature_rows(tile.rows, in, {intercept_index(), intercept}, part.at(part.c, tile.shape.first_row),
-                            part.at(part.u, tile.shape.first_row), part.stream());
+    for (TileData& tile : part.tiles) {
+      const std::int64_t first = tile.shape.first_row;
+      if (classes_ > 1)
+        launch_softmax_curvature_rows(tile.rows, classes_, in, {intercept_index(), intercept},
+                                      part.at(part.costs, first), part.at(part.c, first * classes_),
+                                      part.at(part.u, first * classes_), part.stream());
+      else
+        launch_curvature_rows(tile.rows, in, {intercept_index(), intercept}, part.at(part.c, first),
+                              part.at(part.u, first), part.stream());
+    }
   }
 }
 
 void PrimalRows::row_dots(const double* v, double intercept) {
+  require(classes_ == 1, "PrimalRows::row_dots takes one class");
   for (auto& owned : parts_) {
     Part& part = *owned;
     DeviceGuard guard(part.device_id);
@@ -228,14 +312,19 @@ void PrimalRows::row_dots(const double* v, double intercept) {
 }
 
 void PrimalRows::column_sums(ColumnSum kind, bool from_u) {
+  require(classes_ == 1 || (kind == ColumnSum::Plain && from_u), "with K classes the column sums are X^T u");
   for (auto& owned : parts_) {
     Part& part = *owned;
     DeviceGuard guard(part.device_id);
     bool accumulate = false;
     for (TileData& tile : part.tiles) {
-      const double* z = part.at(from_u ? part.u : part.c, tile.shape.first_row);
-      launch_column_sums(tile.columns, kind, z, part.raw_a.data(), part.piece_partials.data(), accumulate,
-                         part.stream());
+      const double* z = part.at(from_u ? part.u : part.c, tile.shape.first_row * classes_);
+      if (classes_ > 1)
+        launch_block_column_sums(tile.columns, classes_, z, part.raw_a.data(), part.piece_partials.data(),
+                                 accumulate, part.stream());
+      else
+        launch_column_sums(tile.columns, kind, z, part.raw_a.data(), part.piece_partials.data(), accumulate,
+                           part.stream());
       accumulate = true;
     }
   }
@@ -248,8 +337,14 @@ void PrimalRows::column_gradient() {
     bool accumulate = false;
     for (TileData& tile : part.tiles) {
       const std::int64_t first = tile.shape.first_row;
-      launch_column_gradient(tile.columns, part.at(part.d, first), part.at(part.c, first), part.raw_a.data(),
-                             part.raw_b.data(), part.piece_partials.data(), accumulate, part.stream());
+      if (classes_ > 1)
+        launch_softmax_column_gradient(tile.columns, classes_, part.at(part.d, first * classes_),
+                                       part.at(part.costs, first), part.at(part.c, first * classes_),
+                                       part.raw_a.data(), part.raw_b.data(), part.piece_partials.data(), accumulate,
+                                       part.stream());
+      else
+        launch_column_gradient(tile.columns, part.at(part.d, first), part.at(part.c, first), part.raw_a.data(),
+                               part.raw_b.data(), part.piece_partials.data(), accumulate, part.stream());
       accumulate = true;
     }
   }
@@ -276,9 +371,9 @@ PartSums PrimalRows::over_ranks(Communicator& communicator, const PartSums& raw,
   if (communicator.size() == 1) return raw;
   DeviceGuard guard(master_->device_id());
   DeviceBuffer<double>& sums = second ? ranks_b_ : ranks_a_;
-  if (sums.empty()) sums = DeviceBuffer<double>(n_weights_);
+  if (sums.size() != width()) sums = DeviceBuffer<double>(width());
   WeightSetup plain;
-  plain.n = static_cast<std::int64_t>(n_weights_);
+  plain.n = static_cast<std::int64_t>(width());
   launch_assign_sum(plain, raw, 0, sums.data(), master_stream());
   std::vector<double> host = sums.to_host(master_stream());
   communicator.allreduce_sum(host.data(), host.size());
@@ -300,11 +395,11 @@ void PrimalRows::upload_rows(const double* host, DeviceBuffer<double> Part::*buf
   for (auto& part : parts_) wait_for_copies(*part);
 }
 
-void PrimalRows::download_rows(DeviceBuffer<double> Part::*buffer, double* host) {
+void PrimalRows::download_rows(DeviceBuffer<double> Part::*buffer, double* host, int per_row) {
   for (auto& part : parts_) {
     DeviceGuard guard(part->device_id);
-    SNAPML_CUDA_CHECK(cudaMemcpyAsync(host + part->first_row, ((*part).*buffer).data(),
-                                      static_cast<std::size_t>(part->n_rows) * sizeof(double),
+    SNAPML_CUDA_CHECK(cudaMemcpyAsync(host + part->first_row * per_row, ((*part).*buffer).data(),
+                                      static_cast<std::size_t>(part->n_rows * per_row) * sizeof(double),
                                       cudaMemcpyDeviceToHost, part->stream()));
     SNAPML_CUDA_CHECK(cudaStreamSynchronize(part->stream()));
   }

@@ -131,7 +131,8 @@ struct Part {
   std::int64_t first_row = 0;  // in this rank's rows
   std::int64_t n_rows = 0;
   std::vector<TileData> tiles;
-  // Per row; `d`, `c` at the current point, `d_trial`, `c_trial` at the trial point.
+  // Per row; `d`, `c` at the current point, `d_trial`, `c_trial` at the trial point
+  // (with K classes: K entries a row each, and `c` holds the probabilities).
   DeviceBuffer<double> targets, costs, d, c, d_trial, c_trial, u;
   DeviceBuffer<double> input;         // weight-sized: the product's input, when not shares_master
   DeviceBuffer<double> raw_a, raw_b;  // weight-sized: this part's products
@@ -168,6 +169,14 @@ class PrimalRows {
   const RowsKey& key() const { return key_; }
   std::int64_t n_rows() const { return n_rows_; }
   std::size_t n_weights() const { return n_weights_; }
+  // The problem's classes K: 1 for a scalar loss, the multinomial loss's count
+  // otherwise. Each per-row buffer but the targets and costs holds K entries a
+  // row (row-major) and each weight-sized one n_weights x K (feature-major,
+  // kernels.h's WeightSetup); the products below take the K-class kernels.
+  // Reallocates what changes (checked against each device's free memory).
+  void set_classes(int classes);
+  int classes() const { return classes_; }
+  std::size_t width() const { return n_weights_ * static_cast<std::size_t>(classes_); }
   std::int32_t intercept_index() const { return static_cast<std::int32_t>(n_weights_ - 1); }
   std::vector<std::unique_ptr<Part>>& parts() { return parts_; }
   DeviceResources& master() { return *master_; }
@@ -182,6 +191,11 @@ class PrimalRows {
   // The problem's targets and costs (RowTargets of the labels and sample weights
   // in `source`, read again from the host chunks), uploaded to every part.
   void set_targets(ChunkSource& source, const RowTargets& targets);
+  // The multinomial loss's: each row's class index among `classes` (sorted) as
+  // its target, C x its class weight x its sample weight as its cost; a label
+  // not among them is an InvalidArgument naming the row.
+  void set_class_targets(ChunkSource& source, const std::vector<double>& classes,
+                         const std::vector<double>& class_weights, double C);
 
   // Before the parts read master vector v (null: none): v to the other parts'
   // inputs; every part waits for the master's work so far.
@@ -200,8 +214,8 @@ class PrimalRows {
   void margin_terms(const PrimalLoss& loss, const double* v, double intercept);  // into d_trial, c_trial, kLoss/kDual
   void curvature_rows(const double* v, double intercept);                      // u = c .* X v
   void row_dots(const double* v, double intercept);                            // u = X v
-  void column_sums(ColumnSum kind, bool from_u);  // raw_a = X^T z (or squares), z = u or c
-  void column_gradient();                         // raw_a = X^T d, raw_b = (X.^2)^T c
+  void column_sums(ColumnSum kind, bool from_u);  // raw_a = X^T z (or squares), z = u or c; K classes: X^T u only
+  void column_gradient();                         // raw_a = X^T d, raw_b = (X.^2)^T c (K classes: the diagonal's)
   // sum_i C_i loss_i and the dual values' sum over the parts (waits for them).
   void margin_sums(double& loss, double& dual);
   // The trial point's d and c become the current ones.
@@ -215,11 +229,15 @@ class PrimalRows {
   // Host <-> per-row vectors of this rank, in row order (up: through the staging
   // rings, and the parts' compute streams wait for the copies).
   void upload_rows(const double* host, DeviceBuffer<double> Part::*buffer);
-  void download_rows(DeviceBuffer<double> Part::*buffer, double* host);
+  void download_rows(DeviceBuffer<double> Part::*buffer, double* host, int per_row = 1);
 
  private:
   PrimalRows() = default;
   friend class RowsUploader;
+  // set_targets' work: target(label) and cost(target, sample weight) of each row
+  // (defined and instantiated in primal_rows.cpp).
+  template <typename Target, typename Cost>
+  void fill_targets(ChunkSource& source, const Target& target, const Cost& cost);
 
   RowsKey key_;
   std::shared_ptr<StagingRings> staging_;
@@ -227,6 +245,7 @@ class PrimalRows {
   UploadTimings upload_timings_;
   std::int64_t n_rows_ = 0;
   std::size_t n_weights_ = 0;
+  int classes_ = 1;
   std::unique_ptr<DeviceResources> master_;
   std::unique_ptr<StreamSums> master_sums_;
   cudaEvent_t fork_ = nullptr;  // on the master device

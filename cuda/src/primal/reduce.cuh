@@ -37,6 +37,26 @@ __device__ __forceinline__ double group_sum(double value) {
   return value;
 }
 
+// A grid of kThreads-thread blocks walking items (rows, columns) in aligned groups
+// of kLanes lanes: this thread's group and place in it, and the grid-stride loop's
+// first base and stride. Every lane of a warp runs the same bases (each group
+// takes base + group), so every lane reaches the group's shuffles.
+template <int kLanes>
+struct LaneGroups {
+  static constexpr int kGroups = kWarp / kLanes;
+  int group = 0;
+  int member = 0;
+  std::int64_t first = 0;
+  std::int64_t stride = 0;
+  __device__ LaneGroups() {
+    const int lane = threadIdx.x % kWarp;
+    group = lane / kLanes;
+    member = lane % kLanes;
+    first = (blockIdx.x * std::int64_t{kThreads} + threadIdx.x) / kWarp * kGroups;
+    stride = std::int64_t{gridDim.x} * (kThreads / kWarp) * kGroups;
+  }
+};
+
 // Blocks of a grid of kThreads threads that covers `items` items with
 // `per_thread` threads each, at most kMaxBlocks (the rest by grid-stride loops).
 inline int blocks_for(std::int64_t items, int per_item = 1) {

@@ -20,17 +20,12 @@ template <int kLanes, typename Op>
 __global__ void __launch_bounds__(kThreads)
     row_pass(RowTile tile, const double* __restrict__ v, Intercept intercept, Op op, Reduction reduction,
              bool accumulate) {
-  constexpr int kGroups = kWarp / kLanes;
   using Result = decltype(op(std::int64_t{0}, 0.0));
-  const int lane = threadIdx.x % kWarp;
-  const int group = lane / kLanes;
-  const int member = lane % kLanes;
-  const std::int64_t warp = (blockIdx.x * std::int64_t{kThreads} + threadIdx.x) / kWarp;
-  const std::int64_t warps = std::int64_t{gridDim.x} * (kThreads / kWarp);
+  const LaneGroups<kLanes> groups;
+  const int member = groups.member;
   Result mine{};
-  // The loop's bounds are the same for the whole warp: every lane reaches the shuffles.
-  for (std::int64_t base = warp * kGroups; base < tile.n_rows; base += warps * kGroups) {
-    const std::int64_t row = base + group;
+  for (std::int64_t base = groups.first; base < tile.n_rows; base += groups.stride) {
+    const std::int64_t row = base + groups.group;
     double dot = 0.0;
     if (row < tile.n_rows && v != nullptr) {
       const std::int32_t end = __ldcs(tile.offsets + row + 1);

@@ -323,7 +323,7 @@ void RowsUploader::plan_all_columns() {
     std::size_t most_pieces = 1;
     for (const TileData& tile : part->tiles)
       most_pieces = std::max(most_pieces, static_cast<std::size_t>(tile.columns.n_pieces));
-    part->piece_partials = DeviceBuffer<double>(2 * most_pieces);
+    part->piece_partials = DeviceBuffer<double>(kPiecePartials * most_pieces);
   }
 }
 

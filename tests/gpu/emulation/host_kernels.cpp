@@ -49,12 +49,12 @@ void columns(const ColumnTile& tile, Gather gather, double* const* out, double* 
   for (std::int32_t p = 0; p < tile.n_pieces; ++p) {
     double sum[K] = {};
     for (std::int32_t e = tile.piece_begin[p]; e < tile.piece_end[p]; ++e) gather(tile.entries[e], sum);
-    for (int k = 0; k < K; ++k) partials[2 * p + k] = sum[k];
+    for (int k = 0; k < K; ++k) partials[kPiecePartials * p + k] = sum[k];
   }
   for (std::int32_t c = 0; c < tile.n_long; ++c) {
     double sum[K] = {};
     for (std::int32_t p = tile.first_piece[c]; p < tile.first_piece[c + 1]; ++p)
-      for (int k = 0; k < K; ++k) sum[k] += partials[2 * p + k];
+      for (int k = 0; k < K; ++k) sum[k] += partials[kPiecePartials * p + k];
     store(tile.long_columns[c], sum);
   }
 }

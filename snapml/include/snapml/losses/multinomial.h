@@ -32,16 +32,19 @@ struct MultinomialLoss {
   static MultinomialLoss from(const LossParameters&) { return {}; }
 
   // p = softmax(margins), k < classes; returns log sum_k exp(margins_k), both
-  // computed around the largest margin so that nothing overflows.
-  static double softmax(const double* margins, int classes, double* p) {
-    const double top = *std::max_element(margins, margins + classes);
+  // computed around the largest margin so that nothing overflows. p may be
+  // margins itself (the GPU's rows compute it in place). Host and device: the
+  // GPU Newton solver's rows (cuda/src/primal/class_rows.cu) run this code.
+  SNAPML_HOST_DEVICE static double softmax(const double* margins, int classes, double* p) {
+    double top = margins[0];
+    for (int k = 1; k < classes; ++k) top = margins[k] > top ? margins[k] : top;
     double sum = 0.0;
     for (int k = 0; k < classes; ++k) sum += (p[k] = std::exp(margins[k] - top));
     for (int k = 0; k < classes; ++k) p[k] /= sum;
     return top + std::log(sum);
   }
   // -sum_k p_k log p_k (0 log 0 = 0).
-  static double entropy(const double* p, int classes) {
+  SNAPML_HOST_DEVICE static double entropy(const double* p, int classes) {
     double sum = 0.0;
     for (int k = 0; k < classes; ++k) sum -= x_log_x(p[k]);
     return sum;
