@@ -61,11 +61,11 @@ TEST(SplitRowsByNnz, EveryBlockRespectsTheLimitOnRandomRows) {
 
 TEST(SplitRowsByNnz, RejectsANonPositiveLimit) { EXPECT_THROW(split({0, 1}, 0), InvalidArgument); }
 
-TEST(RowDotsBlockSize, SmallestPowerOfTwoWarpMultipleCoveringTheMeanRow) {
+TEST(RowDotsBlockSize, SmallestWarpMultipleCoveringTheMeanRowAtTwoEntriesAThread) {
   EXPECT_EQ(row_dots_block_size(0.0), 32);
-  EXPECT_EQ(row_dots_block_size(32.0), 32);
-  EXPECT_EQ(row_dots_block_size(33.0), 64);
-  EXPECT_EQ(row_dots_block_size(100.0), 128);
+  EXPECT_EQ(row_dots_block_size(64.0), 32);  // at most two entries a thread
+  EXPECT_EQ(row_dots_block_size(65.0), 64);
+  EXPECT_EQ(row_dots_block_size(200.0), 128);
   EXPECT_EQ(row_dots_block_size(5000.0), 256);
 }
 

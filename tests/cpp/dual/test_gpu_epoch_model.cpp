@@ -121,7 +121,9 @@ TEST(GpuEpochModel, RowsInFlightFollowTheLaunchConfiguration) {
   EXPECT_EQ(cuda::resident_blocks_per_sm(64, 32, 60000), 3);  // 228 KiB shared per SM
   EXPECT_EQ(cuda::hopper_rows_in_flight(32, 2), cuda::hopper_rows_in_flight(32) / 2);
   EXPECT_EQ(cuda::row_block_size(14.0), 32);
-  EXPECT_EQ(cuda::row_block_size(100.0), 128);
+  EXPECT_EQ(cuda::row_block_size(50.0), 32);  // a click log's rows: one warp, two entries a lane
+  EXPECT_EQ(cuda::row_block_size(100.0), 64);
+  EXPECT_EQ(cuda::row_block_size(300.0), 256);
 }
 
 // A column is hot when it is in more than about n / R of a chunk's rows; slots

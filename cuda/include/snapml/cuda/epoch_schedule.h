@@ -63,11 +63,18 @@ constexpr int resident_blocks_per_sm(int threads, int registers, int shared_byte
 }
 
 // The threads per block of the row kernels (row_dots.cu, cuda/src/dual/) for a mean row
-// length: the smallest of 32, 64, 128, 256 that covers it, so short rows do not
-// leave most threads idle.
+// length: the smallest of 32, 64, 128, 256 that covers it with at most two entries a
+// thread, so short rows do not leave most threads idle. Two, not one: a click log's
+// rows of 35 to 50 entries (the Criteo-like data, issue 33) took 64-thread blocks
+// under "one entry a thread", half of whose second warp idled, and whose reduction
+// crossed warps through shared memory with two block barriers a row; one warp
+// reduces by shuffles alone, each lane loading one or two 8-byte entries, and the
+// device keeps 4,224 such blocks resident (R, the host executor's tested value)
+// against 2,376 of 64 threads. Not yet measured on a device (gpu_sdca_bench's epoch
+// against its floor on the 2M-row click log says whether it pays).
 constexpr int row_block_size(double mean_row_nnz) {
   for (int threads : {32, 64, 128})
-    if (mean_row_nnz <= threads) return threads;
+    if (mean_row_nnz <= 2 * threads) return threads;
   return 256;
 }
 
