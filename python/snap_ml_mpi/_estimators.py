@@ -74,6 +74,8 @@ class _MpiModel:
                     "under mpirun each rank would compute from its own part; normalise the file "
                     "beforehand, or leave normalize=False (as Snap ML's MPI API ignored it)"
                 )
+            if getattr(self, "privacy", False) and X_train.ranks > 1:
+                raise ValueError("privacy=True trains in one process only (as in Snap ML's MPI API)")
             if y_train is not None or sample_weight is not None:
                 raise ValueError("y_train and sample_weight must be None with a dataset: it holds the labels")
             if X_train.is_snap:

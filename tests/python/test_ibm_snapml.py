@@ -176,12 +176,6 @@ def test_dual_false_and_history_levels():
         snap_ml.ibm.LogisticRegression(penalty="l1").fit(X, y)
 
 
-def test_privacy_is_refused_until_built():
-    X, y = load_dataset("heart_scale")
-    with pytest.raises(ValueError, match="privacy=True .* not available"):
-        snap_ml.ibm.LogisticRegression(privacy=True).fit(X, y)
-
-
 def test_a_kernel_script_gives_ibms_answers():
     """snapml 1.x's kernel="rbf" on two moons: both packages draw the random matrix
     with scikit-learn's RBFSampler(gamma, n_components, random_state), so the two

@@ -24,6 +24,7 @@ from .. import linear_model
 from .._snap_file import is_path
 from .._solvers import problem
 from ._preprocess import RowTransform
+from ._private import fit_private
 
 _HISTORY = (None, "summary", "full")
 
@@ -83,11 +84,8 @@ class IbmGLM(BaseEstimator):
         n_jobs = self.n_jobs
         if not isinstance(n_jobs, numbers.Integral) or isinstance(n_jobs, bool) or n_jobs == 0:
             raise ValueError(f"n_jobs must be a positive integer or -1 (all CPUs), got {n_jobs!r}")
-        if getattr(self, "privacy", False):
-            raise ValueError(
-                "privacy=True (differentially private training, snapml 1.x's DP-SGD) is not "
-                "available in snap_ml yet; train without privacy, or with IBM's snapml"
-            )
+        if getattr(self, "privacy", False) not in (True, False):
+            raise ValueError(f"privacy must be True or False, got {self.privacy!r}")
 
     def _transform(self):
         return RowTransform(normalize=self.normalize, kernel=self.kernel, gamma=self.gamma,
@@ -144,7 +142,12 @@ class IbmGLM(BaseEstimator):
         else:
             X = transform.fit_transform(X_train)
         estimator = self._inner(**self._inner_parameters())
-        estimator.fit(X, y_train, sample_weight=sample_weight)
+        if getattr(self, "privacy", False):
+            if is_path(X_train):
+                raise ValueError("privacy=True trains on arrays: load the file (snap_ml.datasets.load)")
+            fit_private(self, estimator, X, y_train, sample_weight)
+        else:
+            estimator.fit(X, y_train, sample_weight=sample_weight)
         self.transform_ = transform
         self.estimator_ = estimator
         self.coef_ = np.atleast_2d(estimator.coef_)  # snapml's shape: (1 or n_classes, n_features)
@@ -217,8 +220,10 @@ class LogisticRegression(IbmGLM):
     as in snapml). ``tol`` is the relative duality gap (snapml: the largest change
     of a coefficient), so the objective is within ``tol`` of the optimum. More than
     two classes: one-vs-rest. docs/python.md, "Coming from IBM Snap ML".
-    ``privacy=True`` is refused (not built); ``eta``, ``batch_size``,
-    ``privacy_epsilon`` and ``grad_clip`` are its parameters.
+    ``privacy=True`` trains by DP-SGD instead (``eta``, ``batch_size``,
+    ``privacy_epsilon``, ``grad_clip``; ``max_iter`` epochs), two classes only,
+    and records ``privacy_epsilon_``, ``privacy_delta_`` (0.01) and
+    ``noise_multiplier_`` (``snap_ml._privacy``).
     """
 
     _inner = linear_model.LogisticRegression
