@@ -20,6 +20,7 @@
 #include <random>
 #include <vector>
 
+#include "device/peer_transfers.h"
 #include "gpu_test.h"
 #include "primal/newton_gpu.h"
 #include "primal/staging_ring.h"
@@ -546,6 +547,38 @@ TEST(TronGpu, TheMultinomialLossByLbfgsRunsOverTheGpuMatrixOperations) {
   fit(*primal::make_newton_gpu_solver(resident, {0}, cache), data);
   fit(*detail::make_tron_gpu_solver(p, {0}, cache), data);  // the same rows, back to one class
   expect_same_fit(fit(*detail::make_tron_gpu_solver(p, {0}, cache), data), fit(*make_tron_cpu_solver(p), data));
+}
+
+// Two devices ({1, 0}) split the rows as two parts on one device ({0, 0}) do, and
+// the master adds the parts' sums in part order either way, whether the join moves
+// them by NCCL or by peer copies (SNAPML_NCCL=0): the fits agree bit for bit, for a
+// scalar loss and the multinomial loss. In the emulated CI the two devices are
+// emulated and the copies are the fallback's.
+TEST(TronGpu, TwoDevicesSumThePartsInPartOrderAsOneDeviceDoes) {
+  SNAPML_REQUIRE_GPU();
+  if (visible_gpu_count() < 2) GTEST_SKIP() << "one device visible";
+  const Dataset data = generated(14);
+  const Dataset classes = with_classes(15, 300, 3);
+  for (const bool nccl : {true, false}) {
+    SCOPED_TRACE(nccl ? "NCCL where it loads" : "SNAPML_NCCL=0");
+    if (!nccl) setenv("SNAPML_NCCL", "0", 1);
+    const PeerTransfers transfers({1, 0});
+#if defined(SNAPML_GPU_EMULATION)
+    EXPECT_FALSE(transfers.uses_nccl());
+#endif
+    std::printf("copies between devices: %s\n",
+                transfers.uses_nccl() ? "NCCL" : ("peer copies (" + transfers.fallback_reason() + ")").c_str());
+    for (const SolverParameters& p : {compared(LossKind::Logistic, true), multinomial(3)}) {
+      const Dataset& rows = p.loss == LossKind::Multinomial ? classes : data;
+      const Fit two = fit(*gpu_solver(p, {1, 0}, kSmallTiles), rows);
+      const Fit one = fit(*gpu_solver(p, {0, 0}, kSmallTiles), rows);
+      EXPECT_EQ(two.result.epochs, one.result.epochs);
+      EXPECT_EQ(two.state.weights, one.state.weights);
+      EXPECT_EQ(two.state.alpha, one.state.alpha);
+      EXPECT_EQ(two.result.history.back().primal, one.result.history.back().primal);
+    }
+    unsetenv("SNAPML_NCCL");
+  }
 }
 
 TEST(TronGpu, AMultinomialLabelOutsideTheClassesIsRefusedNamingTheRow) {

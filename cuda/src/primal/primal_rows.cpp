@@ -12,22 +12,6 @@
 #include "snapml/error.h"
 
 namespace snapml::cuda::primal {
-namespace {
-
-// Weight-sized copy between two devices' memory (the same device: an ordinary
-// device-to-device copy), queued on `stream`.
-void copy_between(double* to, int to_device, const double* from, int from_device, std::size_t count,
-                  cudaStream_t stream) {
-  const std::size_t bytes = count * sizeof(double);
-  if (bytes == 0) return;
-  if (to_device == from_device)
-    SNAPML_CUDA_CHECK(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, stream));
-  else
-    SNAPML_CUDA_CHECK(cudaMemcpyPeerAsync(to, to_device, from, from_device, bytes, stream));
-}
-
-}  // namespace
-
 PinnedBuffer::PinnedBuffer(std::size_t bytes) : bytes_(bytes) {
   if (bytes_ > 0) SNAPML_CUDA_CHECK(cudaHostAlloc(&data_, bytes_, cudaHostAllocDefault));
 }
@@ -209,15 +193,28 @@ void PrimalRows::set_classes(int classes) {
   classes_ = classes;
 }
 
+PeerTransfers& PrimalRows::transfers() {
+  if (!transfers_) {
+    std::vector<int> devices{master_->device_id()};
+    for (const auto& part : parts_) devices.push_back(part->device_id);
+    transfers_ = std::make_unique<PeerTransfers>(devices);
+  }
+  return *transfers_;
+}
+
 void PrimalRows::fork(const double* v) {
-  DeviceGuard guard(master_->device_id());  // the copies and the event are the master stream's
+  DeviceGuard guard(master_->device_id());  // the event is the master stream's
   bool others = false;
+  std::vector<PeerCopy> copies;
   for (auto& part : parts_) {
     if (part->shares_master) continue;
     others = true;
-    if (v) copy_between(part->input.data(), part->device_id, v, master_->device_id(), width(), master_stream());
+    if (v)
+      copies.push_back({part->input.data(), part->device_id, part->stream(), v, master_->device_id(), master_stream(),
+                        width()});
   }
   if (!others) return;
+  transfers().run(copies);  // a receive on a part's stream is queued before its wait below
   SNAPML_CUDA_CHECK(cudaEventRecord(fork_, master_stream()));
   for (auto& part : parts_)
     if (!part->shares_master) {
@@ -227,16 +224,22 @@ void PrimalRows::fork(const double* v) {
 }
 
 void PrimalRows::join(bool raw_a, bool raw_b) {
+  std::vector<PeerCopy> copies;
   for (std::size_t k = 0; k < parts_.size(); ++k) {
     Part& part = *parts_[k];
     if (part.shares_master) continue;
-    DeviceGuard guard(part.device_id);
     if (raw_a)
-      copy_between(incoming_a_[k].data(), master_->device_id(), part.raw_a.data(), part.device_id, width(),
-                   part.stream());
+      copies.push_back({incoming_a_[k].data(), master_->device_id(), master_stream(), part.raw_a.data(),
+                        part.device_id, part.stream(), width()});
     if (raw_b)
-      copy_between(incoming_b_[k].data(), master_->device_id(), part.raw_b.data(), part.device_id, width(),
-                   part.stream());
+      copies.push_back({incoming_b_[k].data(), master_->device_id(), master_stream(), part.raw_b.data(),
+                        part.device_id, part.stream(), width()});
+  }
+  transfers().run(copies);  // the master's receives are queued before its waits below
+  for (auto& owned : parts_) {
+    Part& part = *owned;
+    if (part.shares_master) continue;
+    DeviceGuard guard(part.device_id);
     SNAPML_CUDA_CHECK(cudaEventRecord(part.done, part.stream()));
     DeviceGuard on_master(master_->device_id());
     SNAPML_CUDA_CHECK(cudaStreamWaitEvent(master_stream(), part.done, 0));

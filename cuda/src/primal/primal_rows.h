@@ -17,9 +17,11 @@
 // A product over the parts: fork(v) copies the master's weight-sized input v into
 // every other part's input and makes their streams wait for the master; each part
 // runs its tiles on its stream; join() copies every other part's weight-sized
-// outputs to the master and makes the master wait; raw_a() / raw_b() then name
-// the parts' outputs in part order for a sweep to add up (kernels.h, PartSums).
-// Only scalars and, under MPI, the summed weight-sized outputs cross the host.
+// outputs to the master and makes the master wait (between distinct devices by
+// NCCL's send and receive where it loads, else peer copies: peer_transfers.h);
+// raw_a() / raw_b() then name the parts' outputs in part order for a sweep to add up
+// (kernels.h, PartSums). Only scalars and, under MPI, the summed weight-sized
+// outputs cross the host.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -29,6 +31,7 @@
 #include <vector>
 
 #include "../device/gpu_devices.h"
+#include "../device/peer_transfers.h"
 #include "kernels.h"
 #include "staging_ring.h"
 #include "snapml/chunk_source.h"
@@ -249,6 +252,8 @@ class PrimalRows {
   std::unique_ptr<DeviceResources> master_;
   std::unique_ptr<StreamSums> master_sums_;
   cudaEvent_t fork_ = nullptr;  // on the master device
+  std::unique_ptr<PeerTransfers> transfers_;  // the fork's and join's copies between devices (made at the first)
+  PeerTransfers& transfers();
   std::vector<std::unique_ptr<Part>> parts_;  // parts with rows, in row order
   // On the master: each other part's raw_a and raw_b (index: part), the sums over
   // ranks, and the zeros a part-less rank reads.
