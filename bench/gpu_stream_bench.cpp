@@ -86,15 +86,7 @@ double rate(double bytes, double ms) { return bytes / (ms * 1e6); }
 
 // One large pinned upload on the copy stream: the link's rate.
 double peak_upload_ms(cuda::DeviceResources& resources, std::size_t bytes, int repeats) {
-  void* pinned = nullptr;
-  SNAPML_CUDA_CHECK(cudaHostAlloc(&pinned, bytes, cudaHostAllocDefault));
-  std::memset(pinned, 1, bytes);
-  DeviceBuffer<std::byte> device(bytes);
-  const double ms = time_ms(resources.copy_stream(), repeats, [&](int) {
-    SNAPML_CUDA_CHECK(cudaMemcpyAsync(device.data(), pinned, bytes, cudaMemcpyHostToDevice, resources.copy_stream()));
-  });
-  SNAPML_CUDA_CHECK(cudaFreeHost(pinned));
-  return ms;
+  return snapml::bench::pinned_upload_ms(resources.copy_stream(), bytes, repeats);
 }
 
 // The ring's fill stage, pageable into pinned memory: one thread's memcpy, or the

@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include <chrono>
+#include <cstring>
 #include <cstddef>
 
 #include "snapml/cuda/check.h"
@@ -46,6 +47,22 @@ inline double copy_bandwidth_gbs(cudaStream_t stream, int repeats) {
     SNAPML_CUDA_CHECK(cudaMemcpyAsync(b.data(), a.data(), bytes, cudaMemcpyDeviceToDevice, stream));
   });
   return 2.0 * static_cast<double>(bytes) / (ms * 1e6);
+}
+
+// Milliseconds of one `bytes` copy from pinned host memory to the device: the link.
+inline double pinned_upload_ms(cudaStream_t stream, std::size_t bytes, int repeats) {
+  void* pinned = nullptr;
+  SNAPML_CUDA_CHECK(cudaHostAlloc(&pinned, bytes, cudaHostAllocDefault));
+  std::memset(pinned, 1, bytes);
+  double ms = 0.0;
+  {
+    cuda::DeviceBuffer<std::byte> device(bytes);
+    ms = time_ms(stream, repeats, [&](int) {
+      SNAPML_CUDA_CHECK(cudaMemcpyAsync(device.data(), pinned, bytes, cudaMemcpyHostToDevice, stream));
+    });
+  }
+  SNAPML_CUDA_CHECK(cudaFreeHost(pinned));
+  return ms;
 }
 
 }  // namespace snapml::bench
