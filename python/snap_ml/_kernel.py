@@ -6,7 +6,9 @@ Machines", NIPS 2007), computed by the core (snapml/random_features.h).
 (n_features, n_components) and ``b ~ U[0, 2 pi)``: the features scikit-learn's
 ``RBFSampler`` gives, from the same random matrix, which is drawn here exactly as
 ``RBFSampler(gamma, n_components, random_state).fit`` draws it (random_state None
-is the fixed seed 0: identical fits give identical models). The linear model on
+is the fixed seed 0: identical fits give identical models). With ``use_gpu`` or
+``device_ids`` the features are computed on the (first) device by the GPU
+backend's kernel, the same sums as the CPU's. The linear model on
 ``z(x)`` approximates the RBF kernel machine ``exp(-gamma ||x - y||^2)``.
 """
 
@@ -41,12 +43,13 @@ class RbfFeatures:
     """The random Fourier map of one fit: drawn from the training rows' width,
     applied by the core to those rows and every later input."""
 
-    def __init__(self, gamma, n_components, random_state, n_jobs):
+    def __init__(self, gamma, n_components, random_state, n_jobs, device=None):
         check_kernel("rbf", gamma, n_components)
         self.gamma = float(gamma)
         self.n_components = int(n_components)
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.device = device  # a CUDA device (the GPU backend's kernel), or None: the CPU
 
     def fit(self, X):
         seed = resolve_seed(None) if self.random_state is None else self.random_state
@@ -62,7 +65,8 @@ class RbfFeatures:
         if X.shape[1] != self.weights_.shape[0]:
             raise ValueError(f"X has {X.shape[1]} features, but the kernel map was drawn for {self.weights_.shape[0]}")
         z = _core.random_fourier_features(to_core(X), self.weights_, self.offsets_,
-                                          threads=resolve_threads(self.n_jobs))
+                                          threads=resolve_threads(self.n_jobs),
+                                          device=-1 if self.device is None else int(self.device))
         n, d = z.shape
         indptr = np.arange(0, n * d + 1, d, dtype=np.int64)
         indices = np.tile(np.arange(d, dtype=np.int32), n)

@@ -8,6 +8,7 @@ import scipy.sparse as sp
 from sklearn.datasets import make_moons
 from sklearn.kernel_approximation import RBFSampler
 
+import snap_ml
 import snap_ml.ibm
 from conftest import load_dataset
 from snap_ml._kernel import RbfFeatures
@@ -71,3 +72,32 @@ def test_random_state_none_is_a_fixed_seed():
     first = snap_ml.ibm.LogisticRegression(kernel="rbf", n_components=32).fit(X, y)
     second = snap_ml.ibm.LogisticRegression(kernel="rbf", n_components=32).fit(X, y)
     np.testing.assert_array_equal(first.coef_, second.coef_)
+
+
+def _gpu_trains():
+    try:
+        snap_ml.LogisticRegression(use_gpu=True).fit(np.eye(2), [0, 1])
+    except ValueError:
+        return False
+    return True
+
+
+def test_the_gpu_features_equal_the_cpus_or_say_why_not():
+    """With use_gpu / device_ids the features come from the GPU backend's kernel:
+    equal to the CPU's where a GPU trains; a ValueError naming the GPU elsewhere,
+    never the CPU's features in its place."""
+    X, y = load_dataset("heart_scale")
+    cpu = RbfFeatures(gamma=0.2, n_components=500, random_state=1, n_jobs=1).fit(X).transform(X)
+    gpu = RbfFeatures(gamma=0.2, n_components=500, random_state=1, n_jobs=1, device=0).fit(X)
+    if not _gpu_trains():
+        with pytest.raises(ValueError, match="GPU|CUDA|device"):
+            gpu.transform(X)
+        with pytest.raises(ValueError, match="GPU|CUDA|device"):
+            snap_ml.ibm.LogisticRegression(kernel="rbf", use_gpu=True).fit(X, y)
+        return
+    np.testing.assert_allclose(gpu.transform(X).toarray(), cpu.toarray(), atol=1e-6)
+    model = snap_ml.ibm.LogisticRegression(kernel="rbf", device_ids=[0], n_components=500, random_state=1,
+                                           regularizer=0.1).fit(X, y)
+    reference = snap_ml.ibm.LogisticRegression(kernel="rbf", n_components=500, random_state=1,
+                                               regularizer=0.1).fit(X, y)
+    assert np.mean(model.predict(X) == reference.predict(X)) >= 0.98

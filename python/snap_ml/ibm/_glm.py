@@ -21,6 +21,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from .. import linear_model
+from .._params import check_device_options
 from .._snap_file import is_path
 from .._solvers import problem
 from ._preprocess import RowTransform
@@ -88,9 +89,13 @@ class IbmGLM(BaseEstimator):
             raise ValueError(f"privacy must be True or False, got {self.privacy!r}")
 
     def _transform(self):
+        ids = self._device_ids()
+        device = ids[0] if ids else (0 if self.use_gpu is True else None)
+        if device is not None and self.kernel != "linear":
+            check_device_options(True, [device], None)  # the CUDA build's error, before the map
         return RowTransform(normalize=self.normalize, kernel=self.kernel, gamma=self.gamma,
                             n_components=self.n_components, random_state=self.random_state,
-                            n_jobs=self.n_jobs)
+                            n_jobs=self.n_jobs, device=device)
 
     def _check_dual(self):
         if self.dual not in (True, False):

@@ -20,12 +20,12 @@ class RowTransform:
     """The fitted ``normalize`` and ``kernel`` steps of one estimator."""
 
     def __init__(self, normalize=False, kernel="linear", gamma=1.0, n_components=100,
-                 random_state=None, n_jobs=1):
+                 random_state=None, n_jobs=1, device=None):
         check_kernel(kernel, gamma, n_components)
         self.normalize = normalize
         self.kernel = kernel
         self.scaler = None
-        self.features = RbfFeatures(gamma, n_components, random_state, n_jobs) if kernel == "rbf" else None
+        self.features = RbfFeatures(gamma, n_components, random_state, n_jobs, device) if kernel == "rbf" else None
 
     def fit_transform(self, X):
         if self.normalize:

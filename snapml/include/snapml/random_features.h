@@ -44,4 +44,12 @@ struct RandomFourierMap {
 // entries, so the result does not depend on `threads` (0: every OpenMP thread).
 void random_fourier_features(const CsrView& rows, const RandomFourierMap& map, float* out, int threads);
 
+// The same features computed on CUDA device `device_id` by the GPU backend's
+// kernel (the same sums in the same order, in double; the cosine is CUDA's, within
+// an ulp of the host's). Throws Unsupported without the backend or the device.
+void random_fourier_features_gpu(const CsrView& rows, const RandomFourierMap& map, float* out, int device_id);
+
+// The backend's entry point for it (impl/gpu_backend.h).
+using RandomFeaturesGpu = void (*)(const CsrView& rows, const RandomFourierMap& map, float* out, int device_id);
+
 }  // namespace snapml

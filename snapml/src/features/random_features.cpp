@@ -12,8 +12,21 @@
 
 #include "../common/omp_threads.h"
 #include "snapml/error.h"
+#include "snapml/impl/gpu_backend.h"
 
 namespace snapml {
+
+namespace {
+
+void check_rows(const CsrView& rows, const RandomFourierMap& map) {
+  map.check();
+  require(rows.n_features <= map.n_features, [&] {
+    return "random Fourier features: the rows have " + std::to_string(rows.n_features) +
+           " features, the map was drawn for " + std::to_string(map.n_features);
+  });
+}
+
+}  // namespace
 
 void RandomFourierMap::check() const {
   require(n_features >= 0 && n_components >= 1,
@@ -30,11 +43,7 @@ void RandomFourierMap::check() const {
 }
 
 void random_fourier_features(const CsrView& rows, const RandomFourierMap& map, float* out, int threads) {
-  map.check();
-  require(rows.n_features <= map.n_features, [&] {
-    return "random Fourier features: the rows have " + std::to_string(rows.n_features) +
-           " features, the map was drawn for " + std::to_string(map.n_features);
-  });
+  check_rows(rows, map);
   const auto D = static_cast<std::int64_t>(map.n_components);
   const double scale = map.scale();
   const double* weights = map.weights.data();
@@ -58,6 +67,14 @@ SNAPML_OMP(for schedule(dynamic, 1))
       }
     }
   }
+}
+
+void random_fourier_features_gpu(const CsrView& rows, const RandomFourierMap& map, float* out, int device_id) {
+  check_rows(rows, map);
+  const GpuBackend& backend = gpu_backend();
+  if (backend.random_features == nullptr)
+    throw Unsupported("snapml's GPU backend has no random Fourier features (a plugin of another version)");
+  backend.random_features(rows, map, out, device_id);
 }
 
 }  // namespace snapml

@@ -72,4 +72,13 @@ GpuBackend load_gpu_backend(const std::vector<std::string>& candidates) {
                     "); set SNAPML_GPU_BACKEND to its path, or reinstall snapml from a build with CUDA");
 }
 
+const GpuBackend& gpu_backend() {
+#if defined(SNAPML_WITH_CUDA)
+  static const GpuBackend backend = load_gpu_backend(gpu_backend_candidates());
+  return backend;
+#else
+  throw Unsupported("this build of snapml has no CUDA backend; rebuild with -DSNAPML_CUDA=ON (nvcc on the PATH)");
+#endif
+}
+
 }  // namespace snapml

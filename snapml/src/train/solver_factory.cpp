@@ -14,14 +14,7 @@ namespace {
 
 // The GPU backend's session factory, from the plugin loaded on the first call
 // (gpu_backend.h). A failed load throws and is tried again on the next call.
-GpuSessionFactory gpu_factory() {
-#if defined(SNAPML_WITH_CUDA)
-  static const GpuBackend backend = load_gpu_backend(gpu_backend_candidates());
-  return backend.session;
-#else
-  throw Unsupported("this build of snapml has no CUDA backend; rebuild with -DSNAPML_CUDA=ON (nvcc on the PATH)");
-#endif
-}
+GpuSessionFactory gpu_factory() { return gpu_backend().session; }
 
 // Solver auto on the CPU (solver_factory.h, auto_choice): one pass surveys the rows
 // (max_i C_i ||x_i||^2, the Hessian's cost), then the Newton solver where it

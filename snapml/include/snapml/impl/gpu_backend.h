@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "snapml/random_features.h"
 #include "snapml/solver_factory.h"
 
 namespace snapml {
@@ -24,6 +25,7 @@ namespace snapml {
 struct GpuBackend {
   std::size_t abi_size = sizeof(GpuBackend);
   GpuSessionFactory session = nullptr;
+  RandomFeaturesGpu random_features = nullptr;  // random_features.h, on one device
 };
 
 // extern "C" void snapml_gpu_backend_v1(GpuBackend*), exported by the plugin.
@@ -42,5 +44,10 @@ std::vector<std::string> gpu_backend_candidates();
 // loaded (most often: the CUDA libraries are not installed on this machine).
 // Every call loads again (dlopen counts references); the factory caches.
 GpuBackend load_gpu_backend(const std::vector<std::string>& candidates);
+
+// The plugin this process loaded from gpu_backend_candidates(), loaded on the
+// first call and kept; a failed load throws (Unsupported, also in a build without
+// CUDA) and is tried again on the next call.
+const GpuBackend& gpu_backend();
 
 }  // namespace snapml
