@@ -60,7 +60,7 @@ def _run(launcher, script, env):
     return values
 
 
-@pytest.mark.parametrize("kind", ["libsvm", "snap"])
+@pytest.mark.parametrize("kind", ["libsvm", "snap", "rbf"])
 def test_seed_example_under_mpirun_gives_the_one_process_answer(tmp_path, kind):
     mpirun = shutil.which("mpirun")
     if mpirun is None:
@@ -82,6 +82,13 @@ def test_seed_example_under_mpirun_gives_the_one_process_answer(tmp_path, kind):
     else:
         dataset_path("a9a")
         dataset_path("a9a.t")
+    if kind == "rbf":
+        # kernel="rbf": every rank draws the same random matrix (from the agreed
+        # width and random_state) and maps its own rows.
+        text = script.read_text()
+        assert "num_threads=128)" in text
+        script.write_text(text.replace("num_threads=128)", "num_threads=128, kernel='rbf', gamma=0.05, "
+                                                           "n_components=200, random_state=1)"))
     one = _run([], script, env)
     two = _run([mpirun, "--oversubscribe", "-n", "2"], script, env)
     assert len(two["log loss"]) == 2 and len(set(two["log loss"])) == 1  # every rank: all rows' metric
