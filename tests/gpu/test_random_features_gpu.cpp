@@ -2,6 +2,8 @@
 // the backend's function in batches of 1, 7 and all rows, and the core's path
 // through the plugin, as Python takes it. Skips without a visible device; without
 // one the core's path must refuse with Unsupported, never compute elsewhere.
+// Built twice: for the device (label gpu) and over the emulated runtime
+// (test_random_features_gpu_emulated: the host side, on any machine).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -69,6 +71,9 @@ TEST(RandomFourierFeaturesGpu, EqualTheCpusInEveryBatching) {
 }
 
 TEST(RandomFourierFeaturesGpu, TheCoresPathThroughThePlugin) {
+#if defined(SNAPML_GPU_EMULATION)
+  GTEST_SKIP() << "the emulated runtime's devices are not the plugin's";
+#endif
   const Problem p = make_problem(300, 20, 1000);
   std::vector<float> gpu(300 * 1000, NAN);
   if (cuda::visible_gpu_count() == 0) {
