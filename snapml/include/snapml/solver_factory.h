@@ -42,8 +42,8 @@ bool has_gpu_backend();
 // deciding again).
 //
 // On the CPU: penalty L2 with solver dual, SDCA; solver primal, the Newton
-// solver; solver auto, a solver that looks at the data in fit() and hands the
-// problem to the Newton solver when auto_picks_primal says so, else to SDCA.
+// solver; solver auto, a solver that looks at the data in fit() and trains by
+// the Newton solver or by SDCA, which may hand over to it (auto_choice below).
 // Penalty L1 (and the elastic net): newGLMNET for the losses glmnet_supports,
 // else (and with solver cd) primal coordinate descent.
 //
@@ -74,32 +74,32 @@ const char* algorithm_name(SolverPlan::Algorithm algorithm);
 // PATH)", in a CUDA build the plugin loader's reason.
 std::unique_ptr<SolverSession> make_solver_session(bool use_gpu, const std::vector<int>& device_ids);
 
-// Solver auto's rule (docs/benchmarks/primal.md, "Auto"; measured on 2 cores). What
+// Solver auto's rule (docs/benchmarks/cpu.md, "Auto"; measured on 2 cores). What
 // the survey pass over the rows measured:
 struct AutoSurvey {
-  double largest_cost_norm = 0.0;  // max_i C_i ||x_i||^2, the intercept's value in the norm
-  double hessian_pairs = 0.0;      // entry pairs of X^T D X (newton_direct.h)
-  double entries = 0.0;            // the rows' entries, the intercept's included
-  std::size_t width = 0;           // n_features + 1
-  bool resident = true;            // the rows in memory (a free intercept's dual needs them)
+  double hessian_pairs = 0.0;  // entry pairs of X^T D X (newton_direct.h)
+  double entries = 0.0;        // the rows' entries, the intercept's included
+  std::size_t width = 0;       // n_features + 1
+  bool resident = true;        // the rows in memory (a free intercept's dual needs them)
   int ranks = 1;
 };
 // Primal: the Newton solver from the start, where only it trains the problem
-// (penalty none, the multinomial loss, a free intercept streamed or over ranks),
-// where its Cholesky step pays (a small Hessian: exact in a few passes), or where
-// C max ||x_i||^2 exceeds kAutoPrimalThreshold (dual coordinate ascent slows as it
-// grows). Dual: SDCA only (the hinge). DualThenDecide: SDCA, which at its first
-// certificate from kAutoProbeEpochs epochs on hands the problem over to the Newton
-// solver where auto_switches_to_primal says so.
+// (penalty none, the multinomial loss, a free intercept streamed or over ranks)
+// or where its Cholesky step pays (a small Hessian: exact in a few passes). Dual:
+// SDCA only (the hinge). DualThenDecide: SDCA, which at each certificate from
+// kAutoProbeEpochs epochs on hands the problem over to the Newton solver where
+// auto_switches_to_primal says so; the Newton solver starts from the dual fit's
+// weights and intercept.
 enum class AutoChoice { Primal, Dual, DualThenDecide };
-inline constexpr double kAutoPrimalThreshold = 100.0;
-inline constexpr int kAutoProbeEpochs = 16;
+inline constexpr int kAutoProbeEpochs = 8;
 inline constexpr double kAutoSwitchEpochs = 40.0;
 AutoChoice auto_choice(const SolverParameters& parameters, const AutoSurvey& survey);
-// After the probe: whether the gap's rate over the last two certificates predicts
-// more than kAutoSwitchEpochs epochs to tol (or the gap did not fall), where the
-// Newton solver is cheaper (news20 binary: the dual 876 epochs to 1e-4, Newton
-// 10 iterations).
+// After the probe: whether the relative gap's rate since its smallest earlier
+// value predicts more than kAutoSwitchEpochs epochs to tol, or the gap has not
+// fallen below that value for kAutoProbeEpochs epochs (a single rise says
+// nothing: the asynchronous threads and a free intercept's multiplier steps
+// make one now and then). The Newton solver is cheaper there (news20 binary:
+// the dual 876 epochs to 1e-4, Newton from its 16th epoch 6 iterations).
 bool auto_switches_to_primal(const std::vector<EpochRecord>& history, double tol);
 
 // One problem's solver, from a session of its own.

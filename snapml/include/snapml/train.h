@@ -33,7 +33,7 @@ struct TrainParameters {
   // Penalty L1: the elastic net's mix (SolverParameters::l1_ratio); 1: pure L1.
   double l1_ratio = 1.0;
   // L2 and none: dual coordinate ascent, the primal Newton solver, or auto
-  // (solver_factory.h, auto_picks_primal). Dual keeps the behaviour of callers
+  // (solver_factory.h, auto_choice). Dual keeps the behaviour of callers
   // that do not choose.
   SolverChoice solver = SolverChoice::Dual;
   double C = 1.0;

@@ -114,6 +114,7 @@ FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, in
       parameters.on_progress(result.epochs, [&backend] {
         SolverState state;
         state.alpha = backend.copy_alpha();
+        state.weights = backend.copy_weights();
         return state;
       });
     if (averaging) backend.add_to_average(IterateAverage::weight(++averaged));

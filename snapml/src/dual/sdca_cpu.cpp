@@ -95,6 +95,16 @@ class SdcaCpuSolver final : public Solver, private RoundBackend {
   ObjectiveSums objective_sums(int next_epoch) override;
   double squared_weight_norm() override;
   std::vector<double> copy_alpha() override { return alpha_; }
+  std::vector<double> copy_weights() override { return model_weights(); }
+  // w with a free intercept's weight replaced by b / B (the model's intercept is B
+  // times its weight).
+  std::vector<double> model_weights() const {
+    std::vector<double> weights = weights_;
+    if (free_intercept_)
+      weights[static_cast<std::size_t>(n_features_)] =
+          intercept_.intercept(weights_.data(), n_features_) / parameters_.intercept_scaling;
+    return weights;
+  }
   bool reduce_concurrency() override;
   // The average of a non-smooth loss's iterates (cocoa_round.h), for rows in
   // memory only: 8 bytes a row more, and its own margin bounds (16) when the
@@ -575,10 +585,7 @@ FitResult SdcaCpuSolver::fit(ChunkSource& source, Communicator& communicator, So
   communicator.allreduce_sum(&workers, 1);
   FitResult result = run_cocoa_rounds(*this, communicator, static_cast<int>(workers), parameters_, started);
   result.replicas = replicas_;
-  state.weights = weights_;
-  if (free_intercept_)  // the model's intercept is B times its weight
-    state.weights[static_cast<std::size_t>(n_features_)] =
-        intercept_.intercept(weights_.data(), n_features_) / parameters_.intercept_scaling;
+  state.weights = model_weights();
   // Moved, not copied: a third row-sized vector at the end of a fit would raise
   // the peak of out-of-core training above the 16 bytes a row its budget counts
   // (docs/out-of-core.md). prepare() and initialise() refill both for a next fit.

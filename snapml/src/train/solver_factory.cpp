@@ -1,7 +1,8 @@
 #include "snapml/solver_factory.h"
 
 #include <algorithm>
-#include <cstring>
+#include <cmath>
+#include <functional>
 #include <string>
 
 #include "snapml/error.h"
@@ -17,9 +18,9 @@ namespace {
 GpuSessionFactory gpu_factory() { return gpu_backend().session; }
 
 // Solver auto on the CPU (solver_factory.h, auto_choice): one pass surveys the rows
-// (max_i C_i ||x_i||^2, the Hessian's cost), then the Newton solver where it
-// wins from the start, else SDCA, whose certificates after kAutoProbeEpochs predict
-// the epochs still to go: past kAutoSwitchEpochs the Newton solver takes over.
+// (the Hessian's cost), then the Newton solver where it wins from the start, else
+// SDCA, whose certificates from kAutoProbeEpochs on predict the epochs still to
+// go: past kAutoSwitchEpochs the Newton solver takes over from the dual's point.
 class AutoCpuSolver final : public Solver {
  public:
   explicit AutoCpuSolver(const SolverParameters& parameters) : parameters_(parameters) { validate(parameters_); }
@@ -36,24 +37,30 @@ class AutoCpuSolver final : public Solver {
     }
     chosen.solver = SolverChoice::Dual;
     if (choice == AutoChoice::Dual) return make_sdca_cpu_solver(chosen)->fit(source, communicator, state);
-    // The dual fit, watched: at its first certificate from kAutoProbeEpochs on, the
-    // gap's rate decides once whether it goes on or hands over to the Newton
-    // solver (a cold start: the probe's epochs are a few passes).
-    struct HandOver {};
-    bool decided = false;
+    // The dual fit, watched: at each certificate from kAutoProbeEpochs on, the
+    // gap's rate decides whether it goes on or hands over to the Newton solver,
+    // which starts where the dual fit is (its weights and intercept: the early
+    // epochs are SDCA's cheapest progress, the Newton solver's slowest).
+    struct HandOver {
+      SolverState state;
+    };
+    std::function<SolverState()> snapshot;
+    chosen.on_progress = [&, user = parameters_.on_progress](int epochs, const std::function<SolverState()>& take) {
+      if (user) user(epochs, take);
+      snapshot = take;  // valid until the dual fit returns: called by on_epoch below
+    };
     chosen.on_epoch = [&, user = parameters_.on_epoch](const EpochRecord& record) {
       if (user) user(record);
       history_.push_back(record);
-      if (decided || record.epoch < parameters_.first_epoch + kAutoProbeEpochs) return;
-      decided = true;
-      if (auto_switches_to_primal(history_, parameters_.tol)) throw HandOver{};
+      if (record.epoch < parameters_.first_epoch + kAutoProbeEpochs || !snapshot) return;
+      if (auto_switches_to_primal(history_, parameters_.tol)) throw HandOver{snapshot()};
     };
     history_.clear();
-    const SolverState start = state;
     try {
       return make_sdca_cpu_solver(chosen)->fit(source, communicator, state);
-    } catch (const HandOver&) {
-      state = start;
+    } catch (HandOver& hand_over) {
+      state = std::move(hand_over.state);
+      std::vector<double>().swap(state.alpha);  // from the weights (w and the intercept)
       SolverParameters primal = parameters_;
       primal.solver = SolverChoice::Primal;
       FitResult result = make_tron_cpu_solver(primal)->fit(source, communicator, state);
@@ -64,30 +71,19 @@ class AutoCpuSolver final : public Solver {
 
  private:
   AutoSurvey survey_rows(ChunkSource& source, Communicator& communicator) const {
-    const RowTargets targets = RowTargets::from(parameters_);
-    const double bias_square = parameters_.intercept_scaling * parameters_.intercept_scaling;
-    double largest = 0.0;
     double sums[2] = {0.0, 0.0};  // the Hessian's entry pairs and the rows' entries (newton_direct.h)
     CsrView x;
     source.reset();
     while (source.next(x))
       for (std::int64_t row = 0; row < x.n_rows; ++row) {
-        const double cost = targets.cost(targets.target(x.labels[row]), x.weight(row));
-        largest = std::max(largest, cost * (row_squared_norm(x, row) + bias_square));
         const auto entries = static_cast<double>(x.row_end(row) - x.row_begin(row) + 1);
         sums[0] += 0.5 * entries * (entries + 1.0);
         sums[1] += entries;
       }
-    // A non-negative double's bits order as the double does: the integer maximum.
-    std::int64_t bits = 0;
-    std::memcpy(&bits, &largest, sizeof bits);
-    communicator.allreduce_max(&bits, 1);
-    std::memcpy(&largest, &bits, sizeof bits);
     communicator.allreduce_sum(sums, 2);
     std::int64_t features = source.n_features();
     communicator.allreduce_max(&features, 1);
     AutoSurvey survey;
-    survey.largest_cost_norm = largest;
     survey.hessian_pairs = sums[0];
     survey.entries = sums[1];
     survey.width = static_cast<std::size_t>(features) + 1;
@@ -149,22 +145,31 @@ AutoChoice auto_choice(const SolverParameters& parameters, const AutoSurvey& sur
   // A small Hessian formed in one pass: Newton steps by Cholesky, exact in a few
   // passes (a9a: 0.05 s to machine precision).
   if (detail::direct_newton_pays(survey.hessian_pairs, survey.entries, survey.width)) return AutoChoice::Primal;
-  // Dual coordinate ascent slows as C max ||x_i||^2 grows (LIBLINEAR's experience).
-  if (survey.largest_cost_norm > kAutoPrimalThreshold) return AutoChoice::Primal;
+  // Else SDCA first, whatever C max ||x_i||^2: its first epochs are the cheapest
+  // progress either solver makes, and the Newton solver started from them takes
+  // fewer passes than from 0 (news20 binary, C max ||x||^2 = 3.9e5: 81 passes
+  // against 354; at C = 100, 516 against 2,885; docs/benchmarks/cpu.md, "Auto").
   return AutoChoice::DualThenDecide;
 }
 
 bool auto_switches_to_primal(const std::vector<EpochRecord>& history, double tol) {
   if (history.size() < 2) return false;
+  const auto relative = [](const EpochRecord& record) { return record.gap / std::abs(record.primal); };
   const EpochRecord& last = history.back();
-  const EpochRecord& before = history[history.size() - 2];
-  if (!(last.gap > 0.0) || !(before.gap > 0.0) || last.epoch <= before.epoch) return false;
-  const double target = tol * last.primal;
-  if (last.gap <= target) return false;
-  // The gap's rate per epoch over the last two certificates (SDCA's linear rate).
-  const double rate = std::pow(last.gap / before.gap, 1.0 / static_cast<double>(last.epoch - before.epoch));
-  if (!(rate < 1.0)) return true;
-  return std::log(target / last.gap) / std::log(rate) > kAutoSwitchEpochs;
+  if (!(last.gap > 0.0) || !(last.primal != 0.0) || relative(last) <= tol) return false;
+  // The gap's rate per epoch since the smallest gap before this certificate (SDCA's
+  // linear rate): the asynchronous threads and a free intercept's multiplier
+  // steps make one certificate's gap rise now and then (text-like 160k rows: 0.67,
+  // 3.2, 6.3, then met), which alone says nothing; a gap that has not fallen
+  // below its best for kAutoProbeEpochs epochs has stalled.
+  const EpochRecord* best = &history.front();
+  for (std::size_t k = 1; k + 1 < history.size(); ++k)
+    if (relative(history[k]) < relative(*best)) best = &history[k];
+  const int epochs = last.epoch - best->epoch;
+  if (epochs <= 0) return false;
+  if (!(relative(last) < relative(*best))) return epochs >= kAutoProbeEpochs;
+  const double rate = std::pow(relative(last) / relative(*best), 1.0 / static_cast<double>(epochs));
+  return std::log(tol / relative(last)) / std::log(rate) > kAutoSwitchEpochs;
 }
 
 SolverPlan plan_solver(const SolverParameters& parameters, bool use_gpu) {
@@ -211,9 +216,9 @@ SolverPlan plan_solver(const SolverParameters& parameters, bool use_gpu) {
     plan.reason = "solver primal asks for the Newton solver";
   } else if (parameters.solver == SolverChoice::Auto) {
     plan.algorithm = Algorithm::AutoSdcaOrNewton;
-    plan.reason = "solver auto: one pass over the data measures max_i C_i ||x_i||^2 and the Hessian's size, then "
-                  "the Newton solver or SDCA by auto_choice (SDCA handing over to Newton where its certificates "
-                  "predict many epochs)";
+    plan.reason = "solver auto: one pass over the data measures the Hessian's size, then the Newton solver or "
+                  "SDCA by auto_choice (SDCA handing over to Newton, from its point, where its certificates predict "
+                  "many epochs)";
   } else {
     plan.algorithm = Algorithm::Sdca;
     plan.reason = "solver dual asks for dual coordinate ascent";

@@ -287,14 +287,12 @@ TEST(Tron, AutoPicksByTheProblem) {
   SolverParameters p = tight(LossKind::Logistic);
   p.solver = SolverChoice::Auto;
   AutoSurvey survey;  // a wide problem: no Cholesky step
-  survey.largest_cost_norm = 15.0;
   survey.hessian_pairs = 1e12;
   survey.entries = 1e6;
   survey.width = 100000;
   EXPECT_EQ(auto_choice(p, survey), AutoChoice::DualThenDecide);
-  survey.largest_cost_norm = 1500.0;
-  EXPECT_EQ(auto_choice(p, survey), AutoChoice::Primal);
-  survey.largest_cost_norm = 15.0;
+  p.C = 1e6;  // whatever C: SDCA first, the hand-over decides
+  EXPECT_EQ(auto_choice(p, survey), AutoChoice::DualThenDecide);
   p.penalise_intercept = false;  // a free intercept: the dual takes it in memory on one process
   EXPECT_EQ(auto_choice(p, survey), AutoChoice::DualThenDecide);
   survey.resident = false;
@@ -308,7 +306,6 @@ TEST(Tron, AutoPicksByTheProblem) {
   survey.entries = 4.8e5;
   EXPECT_EQ(auto_choice(p, survey), AutoChoice::Primal);
   p = tight(LossKind::Hinge);
-  survey.largest_cost_norm = 1e9;
   EXPECT_EQ(auto_choice(p, survey), AutoChoice::Dual);
   // The hand-over: a gap falling 10 % an epoch from 1e-2 of P needs ~48 more epochs
   // to 1e-4: Newton; falling tenfold an epoch, the dual goes on.
@@ -320,33 +317,66 @@ TEST(Tron, AutoPicksByTheProblem) {
   fast[1] = {8, 0.0, 100.0, 99.0, 1.0};
   EXPECT_FALSE(auto_switches_to_primal(fast, 1e-4));
   EXPECT_FALSE(auto_switches_to_primal({fast[1]}, 1e-4));
-  // Through the session: auto at large C takes the Newton solver (its history
-  // carries gradient norms, SDCA's do not).
-  const Dataset data = random_problem({});
-  SolverParameters large = tight(LossKind::Logistic);
-  large.solver = SolverChoice::Auto;
-  large.C = 1000.0;
-  large.tol = 1e-6;
-  const Fit chosen = fit_once(*make_solver(large, false, {}), data);
-  ASSERT_TRUE(chosen.result.converged);
-  EXPECT_GT(chosen.result.history.back().gradient_norm, 0.0);
-  // Small C on a wide problem (no Cholesky step): SDCA, converged in the probe.
+  // One rise says nothing; no new best for kAutoProbeEpochs epochs is a stall. The
+  // rate is measured from the best gap, not the last one (a rise then a fall).
+  std::vector<EpochRecord> rising = fast;
+  rising.push_back({9, 0.0, 100.0, 97.0, 3.0});
+  EXPECT_FALSE(auto_switches_to_primal(rising, 1e-4));
+  rising.push_back({8 + kAutoProbeEpochs, 0.0, 100.0, 98.0, 2.0});
+  EXPECT_TRUE(auto_switches_to_primal(rising, 1e-4));
+  rising.back() = {10, 0.0, 100.0, 99.9, 0.1};  // tenfold since the best, two epochs
+  EXPECT_FALSE(auto_switches_to_primal(rising, 1e-4));
+  // Through the session: small C on a wide problem (no Cholesky step): SDCA,
+  // converged in the probe (its history has no gradient norms).
   RandomProblemOptions wide;
   wide.features = 2000;
   wide.density = 0.01;
-  large.C = 0.01;
-  const Fit small = fit_once(*make_solver(large, false, {}), random_problem(wide));
+  SolverParameters automatic = tight(LossKind::Logistic);
+  automatic.solver = SolverChoice::Auto;
+  automatic.tol = 1e-6;
+  automatic.C = 0.01;
+  const Fit small = fit_once(*make_solver(automatic, false, {}), random_problem(wide));
   ASSERT_TRUE(small.result.converged);
   EXPECT_EQ(small.result.history.back().gradient_norm, 0.0);
   EXPECT_LE(small.result.epochs, kAutoProbeEpochs);
-  // The same problem at C = 1e3 (C max ||x||^2 above the threshold): Newton.
-  large.C = 1000.0;
-  EXPECT_GT(fit_once(*make_solver(large, false, {}), random_problem(wide)).result.history.back().gradient_norm, 0.0);
-  large.solver = SolverChoice::Primal;
-  EXPECT_THROW(make_solver(large, true, {}), Unsupported);  // no GPU backend in this program (core only)
+  automatic.solver = SolverChoice::Primal;
+  EXPECT_THROW(make_solver(automatic, true, {}), Unsupported);  // no GPU backend in this program (core only)
 }
 
-
+// The hand-over at large C, where SDCA's gap falls slowly: the Newton solver goes on
+// from the dual fit's point (its first record is the dual's last point, weights
+// and intercept, not a cold start at P(0)), and the fit ends certified at the
+// optimum the Newton solver alone reaches; with the intercept penalised and free.
+TEST(Tron, AutoHandsOverToNewtonFromTheDualPoint) {
+  RandomProblemOptions wide;
+  wide.features = 2000;
+  wide.density = 0.01;
+  const Dataset data = random_problem(wide);
+  for (const bool free : {false, true}) {
+    SCOPED_TRACE(free ? "free intercept" : "penalised intercept");
+    SolverParameters p = tight(LossKind::Logistic);
+    p.C = 1000.0;
+    p.tol = 1e-6;
+    p.intercept_scaling = 1.0;
+    p.penalise_intercept = !free;
+    p.solver = SolverChoice::Auto;
+    const Fit handed = fit_once(*make_solver(p, false, {}), data);
+    ASSERT_TRUE(handed.result.converged);
+    const std::vector<EpochRecord>& history = handed.result.history;
+    // SDCA's records (no gradient norm) then Newton's.
+    std::size_t first_newton = 0;
+    while (first_newton < history.size() && history[first_newton].gradient_norm == 0.0) ++first_newton;
+    ASSERT_GE(first_newton, 1u);
+    ASSERT_LT(first_newton, history.size());
+    EXPECT_GE(history[first_newton - 1].epoch, kAutoProbeEpochs);
+    EXPECT_NEAR(history[first_newton].primal, history[first_newton - 1].primal,
+                1e-9 * history[first_newton - 1].primal);
+    p.solver = SolverChoice::Primal;
+    const Fit newton = fit_once(*make_solver(p, false, {}), data);
+    EXPECT_LT(history.front().primal, newton.result.history.front().primal);  // P(0) is the cold start's
+    EXPECT_NEAR(history.back().primal, newton.result.history.back().primal, 1e-5 * newton.result.history.back().primal);
+  }
+}
 
 INSTANTIATE_TEST_SUITE_P(Methods, TronMethod, ::testing::Values(PrimalMethod::TrustRegion, PrimalMethod::Cholesky));
 

@@ -84,6 +84,11 @@ class RoundBackend {
   // A copy of this process's alpha, one per row in the source's order: what a
   // checkpoint saves (SolverParameters::on_progress).
   virtual std::vector<double> copy_alpha() = 0;
+  // The weights as the fit would return them (n_features + 1; a free intercept's
+  // b / B last, which alpha alone does not give: free_intercept.h), for a fit that
+  // goes on from this round (a resumed one, solver auto's hand-over to the Newton
+  // solver). Empty where the backend does not give them.
+  virtual std::vector<double> copy_weights() { return {}; }
 
   // The averaged iterate of a non-smooth loss (IterateAverage below). A backend
   // that keeps one holds a second alpha and w: (alpha_avg, w_avg) =
