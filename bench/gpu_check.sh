@@ -19,8 +19,12 @@
 #                                          gpu.md takes. TESTS (binaries), BENCH_ONLY (a
 #                                          regex on bench/gpu/benchmarks.txt's lines),
 #                                          SIDE_ROWS and SIDE_PEERS narrow the steps.
+#                                          The cpu step (bench/gpu/cpu_scaling.py, ~150 s,
+#                                          CPU_S; CPU_ARGS its options) also writes
+#                                          $OUT/threads-run.md, docs/benchmarks/threads.md's.
 #   bash bench/gpu_check.sh record DIR    here: adds DIR/gpu-run.md (what a run sent
-#                                          back) to docs/benchmarks/gpu.md, newest first.
+#                                          back) to docs/benchmarks/gpu.md, and
+#                                          DIR/threads-run.md to threads.md, newest first.
 #
 # docs/gpu.md, "Running on a lent GPU", says what each step measures and why.
 set -uo pipefail
@@ -128,7 +132,7 @@ run() {
     cat "$O"/test_*.log > "$O/tests.log" 2>/dev/null; rm -f "$O"/test_*.log
   fi
 
-  if has python || has side; then
+  if has python || has side || has cpu; then
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site "$G"/whl/*.whl \
       > "$O/pip.log" 2>&1 || echo "(IBM snapml wheel did not install: $O/pip.log)" >> "$REP"
   fi
@@ -177,18 +181,28 @@ run() {
   fi
 
   if has cpu; then
+    # bench/gpu/cpu_scaling.py: the thread table, the side by side with IBM snapml at
+    # the largest thread count (the wheel installed above), the Newton solver, the
+    # 10M-row log when time is left; CPU_ARGS passes it options (small rows to try
+    # the step without a device). Its section for docs/benchmarks/threads.md is
+    # $O/threads-run.md (`record` puts it in).
     echo "== cpu threads $(el)"
-    local W=/tmp/side n
-    if [[ ! -f $W/cpu-train.snap ]]; then
-      "$G/bin/snap-criteo-gen" --rows 2000000 --first-row 0 --seed 11 --threads "$(nproc)" --output $W/cpu.tsv > /dev/null 2>&1 &&
-        "$G/bin/snap-convert" --from criteo --hash-bits 20 --threads "$(nproc)" $W/cpu.tsv $W/cpu-train.snap > /dev/null 2>&1
-      rm -f $W/cpu.tsv
-    fi
-    { echo; echo "## CPU threads: snap-train -s 7 -c 0.1 -B 1 -e 1e-4 on the 2M-row click log (solver's epochs and seconds)"; } >> "$REP"
-    for n in 1 4 8 16; do
-      timeout "$(left 60)" "$G/bin/snap-train" -s 7 -c 0.1 -B 1 -e 1e-4 -n $n $W/cpu-train.snap /tmp/m.$n 2>&1 |
-        grep -E "epochs" | tail -1 | sed "s/^/- threads $n: /" >> "$REP"
-    done
+    local budget commit
+    budget=$(left "${CPU_S:-150}")
+    commit=$(cat "$G/commit" 2>/dev/null || echo unknown)
+    {
+      echo "### Device run of $(date -u '+%F %H:%M') UTC: $(nproc) CPUs, ${device:-no GPU visible}"
+      echo
+      echo "Commit $commit; command \`bash bench/gpu_check.sh run $steps\` (its cpu step: \`python3"
+      echo "bench/gpu/cpu_scaling.py TOOLS --deadline $budget ${CPU_ARGS:-}\`, the binaries of \`gpu_check.sh pack\`)."
+    } > "$O/threads-run.md"
+    # shellcheck disable=SC2086
+    PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH} timeout "$(( budget + 10 ))" python3 "$ROOT/bench/gpu/cpu_scaling.py" \
+      "$G/bin" --work /tmp/cpu_scaling --deadline "$budget" ${CPU_ARGS:-} > "$O/cpu_scaling.log" 2>&1
+    echo "(exit $?)" >> "$O/cpu_scaling.log"
+    # Its headings one level down: the section's own is ###.
+    sed -e '/^## CPU threads/d' -e 's/^### /#### /' "$O/cpu_scaling.log" >> "$O/threads-run.md"
+    { echo; echo "## CPU threads ($(el))"; sed -e '/^## CPU threads/d' "$O/cpu_scaling.log"; } >> "$REP"
   fi
   echo "== done $(el)"
   echo "total $(el)" >> "$REP"
@@ -199,7 +213,11 @@ run() {
 # ---- record (here) ------------------------------------------------------------------
 record() {
   local dir=${1:?usage: bench/gpu_check.sh record DIR, the folder the files of a run came back in}
-  python3 "$ROOT/bench/gpu/run_section.py" --insert "$dir/gpu-run.md" "$ROOT/docs/benchmarks/gpu.md"
+  [[ -f $dir/gpu-run.md ]] && python3 "$ROOT/bench/gpu/run_section.py" --insert "$dir/gpu-run.md" "$ROOT/docs/benchmarks/gpu.md"
+  # The cpu step's section (a run with the step).
+  [[ -f $dir/threads-run.md ]] && python3 "$ROOT/bench/gpu/run_section.py" --insert "$dir/threads-run.md" \
+    "$ROOT/docs/benchmarks/threads.md" "<!-- 16-core runs: newest first -->"
+  return 0
 }
 
 case "$MODE" in

@@ -1,7 +1,8 @@
 """docs/benchmarks/gpu.md's section for one device run, from bench/gpu_check.sh's report.
 
   python3 run_section.py REPORT.md                 prints the section (on the device)
-  python3 run_section.py --insert SECTION GPU.md   puts it into GPU.md, newest first (here)
+  python3 run_section.py --insert SECTION GPU.md [MARK]   puts it into GPU.md, newest first
+                                                           (here), after the MARK line
 
 A section starts with what identifies the run (date, device, driver, commit, command)
 and the tests' counts, before any figure, then the report's tables as they came.
@@ -35,17 +36,17 @@ def section(report):
     return "\n".join(head) + body.rstrip() + "\n"
 
 
-def insert(section_path, page):
+def insert(section_path, page, mark=MARK):
     new = open(section_path).read().rstrip() + "\n"
     text = open(page).read()
-    if MARK not in text:
-        raise SystemExit(f"{page} has no '{MARK}' line to insert after")
-    before, after = text.split(MARK, 1)
-    open(page, "w").write(before + MARK + "\n\n" + new + after)
+    if mark not in text:
+        raise SystemExit(f"{page} has no '{mark}' line to insert after")
+    before, after = text.split(mark, 1)
+    open(page, "w").write(before + mark + "\n\n" + new + after)
 
 
 if __name__ == "__main__":
     if sys.argv[1] == "--insert":
-        insert(sys.argv[2], sys.argv[3])
+        insert(*sys.argv[2:5])
     else:
         sys.stdout.write(section(sys.argv[1]))
