@@ -9,6 +9,8 @@ problem it solves). Each fit's suboptimality is measured against its own
 problem's optimum (P - P*) / P*, P* from snap_ml's Newton solver at tol 1e-10
 (solver="lbfgs" for the free intercept, "liblinear" for the penalised one).
 Median of --repeats fits (the peers alternating); the ratio is IBM's time over ours.
+The last column: ours at the loosest tol of 1e-2, 1e-3 whose fit is as close to its
+optimum as IBM's default fit is to its own (the default, tol 1e-4, where neither is).
 
 Data (the shapes of the issue's table; generated where no real set is here):
   a9a-70   a 70 % split of a9a (22,792 x 123; the issue's "a8a 22k x 123")
@@ -129,8 +131,8 @@ def main():
     C, T = args.C, args.threads
     print(f"load average at start: {os.getloadavg()[0]:.2f}; threads {T}; C {C}; median of {args.repeats}\n")
     print("| data | rows x features, nnz | intercept | snap_ml auto (s) | its (P-P*)/P* | IBM snapml (s) | "
-          "its (P-P*)/P* | IBM / ours |")
-    print("|---|---|---|---|---|---|---|---|")
+          "its (P-P*)/P* | IBM / ours | ours at IBM's (P-P*)/P*: tol, s, (P-P*)/P*, IBM / ours |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for name in args.data.split(","):
         X, y = load(name, tools)
         signs = np.where(y == np.max(y), 1.0, -1.0)
@@ -157,9 +159,21 @@ def main():
                     times[key].append(seconds)
                     subopt[key] = (objective(coef, b, X, signs, C, penalised) - best) / best
             t_ours, t_peer = statistics.median(times["ours"]), statistics.median(times["peer"])
+            # Ours at IBM's suboptimality: the loosest tol of the ladder whose fit is
+            # at most as far from its optimum as IBM's default fit is from its own.
+            matched = "default"
+            for tol in (1e-2, 1e-3):
+                loose = lambda: snap_ml.LogisticRegression(C=C, n_jobs=T, fit_intercept=free, tol=tol)
+                seconds, coef, b = timed(loose, X, y)
+                gap = (objective(coef, b, X, signs, C, False) - optima[0]) / optima[0]
+                if gap <= subopt["peer"]:
+                    more = [timed(loose, X, y)[0] for _ in range(args.repeats - 1)]
+                    t_loose = statistics.median([seconds] + more)
+                    matched = f"tol {tol:g}: {t_loose:.3f} s, {gap:.1e}, {t_peer / t_loose:.2f}"
+                    break
             print(f"| {name} | {X.shape[0]:,} x {X.shape[1]:,}, {X.nnz:,} | {'free' if free else 'none'} | "
                   f"{t_ours:.3f} | {subopt['ours']:.1e} | {t_peer:.3f} | {subopt['peer']:.1e} | "
-                  f"{t_peer / t_ours:.2f} |", flush=True)
+                  f"{t_peer / t_ours:.2f} | {matched} |", flush=True)
     print(f"\nload average at end: {os.getloadavg()[0]:.2f}")
 
 
