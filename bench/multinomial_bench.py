@@ -66,7 +66,7 @@ def main():
     for _ in range(args.repeats):
         start = time.perf_counter()
         model, fits = _core.train(data, loss="multinomial", penalty="l2", C=args.c, tol=args.tol, max_iter=10000,
-                                  fit_intercept=True, intercept_scaling=1.0, class_weight={}, balanced=False,
+                                  fit_intercept=True, intercept_scaling=1.0, class_weight={}, balanced_class_weight=False,
                                   epsilon=0.0, threads=args.threads, seed=0, use_gpu=False, device_ids=[],
                                   warm_start=None, verbose=False, solver="primal", penalise_intercept=False)
         snap_times.append(time.perf_counter() - start)

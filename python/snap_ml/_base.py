@@ -97,7 +97,6 @@ class SnapLinearModel(BaseEstimator):
             use_gpu=use_gpu,
             device_ids=device_ids,
             max_gpu_memory=max_gpu_memory,
-            verbose=bool(self.verbose),
             **self._problem(use_gpu),
         )
 
@@ -186,16 +185,8 @@ class SnapLinearModel(BaseEstimator):
         with _distributed.agreed_checks() if distributed else contextlib.nullcontext():
             sample_weight = check_sample_weight(sample_weight, X.shape[0])
             data = to_core(X, labels, sample_weight)
-        train = _distributed.train if distributed else _core.train
-        model, fits = train(
-            x=data,
-            class_weight=class_weight or {},
-            balanced=balanced,
-            epsilon=float(epsilon),
-            warm_start=warm_model,
-            **(checkpoint or {}),
-            **parameters,
-        )
+        model, fits = self._fit_core(data, parameters, warm_model, class_weight, balanced, epsilon,
+                                     distributed, checkpoint)
         self._record_history(fits)
         self._data_source = "distributed" if distributed else "arrays"
         if distributed:
@@ -241,22 +232,29 @@ class SnapLinearModel(BaseEstimator):
         parameters = self._core_parameters(snap_file=True)
         if self.verbose and file.streamed:
             print(streaming_message(file), flush=True)
-        train = _distributed.train if distributed else _core.train
-        model, fits = train(
-            x=file,
-            class_weight=class_weight or {},
-            balanced=balanced,
-            epsilon=float(epsilon),
-            warm_start=warm_model,
-            **(checkpoint or {}),
-            **parameters,
-        )
+        model, fits = self._fit_core(file, parameters, warm_model, class_weight, balanced, epsilon,
+                                     distributed, checkpoint)
         self._record_history(fits)
         self._data_source = "distributed" if distributed else ("streamed" if file.streamed else "mapped")
         self.n_features_in_ = int(model.n_features)
         if hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         return model
+
+    def _fit_core(self, x, parameters, warm_model, class_weight, balanced, epsilon, distributed, checkpoint):
+        """Train ``x`` (a ``CsrData`` or ``SnapFile``) through the core, which plans
+        the solver: ``solver_plan_`` shows its plan (which solver, on which device,
+        and why).
+
+        ``parameters``: ``_core_parameters()``, the declared parameters of
+        snapml/parameters.h by name; the rest are ``_train``'s.
+        """
+        declared = dict(parameters, class_weight=class_weight or {}, balanced_class_weight=balanced,
+                        epsilon=float(epsilon), **(checkpoint or {}))
+        train = _distributed.train if distributed else _core.train
+        model, fits = train(x=x, warm_start=warm_model, verbose=bool(self.verbose), **declared)
+        self.solver_plan_ = fits[0]["plan"]
+        return model, fits
 
     def _record_history(self, fits):
         """``training_history_`` and the epoch counts from the core's fit results."""

@@ -29,16 +29,17 @@ class LogisticRegression(SnapClassifier):
     Parameters
     ----------
     penalty : {{"l2", "l1", "elasticnet", None}}, default="l2"
-        None (or ``C=np.inf``) fits without a penalty. ``"l1"`` trains by primal
-        coordinate descent with the intercept penalised, scikit-learn's liblinear
-        problem (with ``solver="auto"`` or ``"liblinear"``; ``"saga"``, whose
-        intercept is free, needs ``fit_intercept=False``). With "l2" (or
-        "elasticnet") ``l1_ratio`` decides, as in scikit-learn 1.8+: 0 is l2, 1 is
-        l1; the elastic net in between is not trained yet (ValueError).
+        None (or ``C=np.inf``) fits without a penalty. ``"l1"`` trains by newGLMNET
+        with the intercept penalised, scikit-learn's liblinear problem (with
+        ``solver="auto"`` or ``"liblinear"``; ``"saga"``, whose intercept is free,
+        needs ``fit_intercept=False``). With "l2" (or "elasticnet") ``l1_ratio``
+        decides, as in scikit-learn 1.8+: 0 is l2, 1 is l1, in between the elastic
+        net, trained with ``solver="saga"`` and ``fit_intercept=False`` (by newGLMNET).
     C : float, default=1.0
         Inverse of the regularisation strength; ``np.inf``: no penalty.
     l1_ratio : float, default=0.0
-        scikit-learn's mixing parameter: 0 (l2) or 1 (l1).
+        scikit-learn's mixing parameter: 0 (l2), 1 (l1), in between the elastic net
+        ``l1_ratio * ||w||_1 + (1 - l1_ratio) / 2 * ||w||^2`` (``solver="saga"``).
     dual : bool, default=False
         With ``solver="liblinear"``: the dual formulation (LIBLINEAR's -s 7, our SDCA)
         instead of the primal (-s 0, our Newton solver). Same problem, same optimum.
@@ -67,8 +68,8 @@ class LogisticRegression(SnapClassifier):
         penalised) by the Newton solver, or dual coordinate ascent with
         ``dual=True`` or on the GPU. snap_ml's ``"dual"`` (SDCA) and ``"primal"``
         (Newton) penalise the intercept, as Snap ML and LIBLINEAR do. ``"auto"``:
-        lbfgs's problem on the CPU; on the GPU Snap ML's (intercept penalised, GPU
-        SDCA, the only GPU solver).
+        lbfgs's problem. Which of the core's solvers trains it, and on which device,
+        is the core's plan (``solver_plan_``).
     max_iter : int, default=100
         The most Newton iterations (primal) or epochs (dual) per binary problem.
     verbose : int, default=0
@@ -174,8 +175,8 @@ class LogisticRegression(SnapClassifier):
         if l1_ratio is not None and (not isinstance(l1_ratio, numbers.Real) or isinstance(l1_ratio, bool)
                                      or not 0 <= l1_ratio <= 1):
             raise ValueError(f"l1_ratio must be a number in [0, 1], got {l1_ratio!r}")
-        problem = logistic_problem(logistic_penalty(self.penalty, self.l1_ratio, self.C),
-                                   self.solver, self.dual, self.fit_intercept)
+        penalty, core_l1_ratio = logistic_penalty(self.penalty, self.l1_ratio, self.C)
+        problem = logistic_problem(penalty, self.solver, self.dual, self.fit_intercept, core_l1_ratio)
         self._multinomial(problem)  # checks multi_class
         return problem
 

@@ -214,6 +214,7 @@ class LogisticRegressionCV(LogisticRegression):
         self.intercept_ = final.intercept_
         self.n_iter_ = final.n_iter_
         self.training_history_ = final.training_history_
+        self.solver_plan_ = final.solver_plan_
         self.C_ = np.full(self.coef_.shape[0], Cs[best])
         keys = self.classes_[1:] if self.classes_.size == 2 else self.classes_
         self.scores_ = {key: scores for key in keys}

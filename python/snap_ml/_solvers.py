@@ -32,40 +32,38 @@ FREE_INTERCEPT_SOLVERS = ("lbfgs", "newton-cg", "newton-cholesky", "sag", "saga"
 CORE_SOLVERS = ("dual", "primal")
 
 
-def problem(penalty, solver, penalise_intercept):
-    """The core's keywords for the problem and its algorithm."""
-    return dict(penalty=penalty, solver=solver, penalise_intercept=bool(penalise_intercept))
+def problem(penalty, solver, penalise_intercept, l1_ratio=1.0):
+    """The core's keywords for the problem and the algorithm asked for (the
+    core's plan decides what trains it; ``_core.plan``)."""
+    return dict(penalty=penalty, solver=solver, penalise_intercept=bool(penalise_intercept),
+                l1_ratio=float(l1_ratio))
 
 
 def logistic_penalty(penalty, l1_ratio, C):
-    """The core's penalty name from LogisticRegression's ``penalty``, ``l1_ratio`` and ``C``.
+    """The core's penalty and l1_ratio from LogisticRegression's ``penalty``,
+    ``l1_ratio`` and ``C``.
 
     scikit-learn 1.8+ deprecates ``penalty`` in favour of ``l1_ratio`` (0: l2, 1: l1,
     between: elastic net) and ``C=np.inf`` (no penalty); both spellings are
-    accepted. Returns "l2", "l1" or "none".
+    accepted. Returns ("l2" | "l1" | "none", the core's l1_ratio): the elastic net
+    is the core's penalty l1 with l1_ratio < 1.
     """
     if penalty not in (None, "l2", "l1", "elasticnet", "deprecated"):
         raise ValueError(
             f"penalty must be 'l2', 'l1', 'elasticnet' or None, got {penalty!r}"
         )
     if penalty is None or (isinstance(C, numbers.Real) and np.isinf(C) and C > 0):
-        return "none"
+        return "none", 1.0
     if penalty == "l1":
-        return "l1"
+        return "l1", 1.0
     if not isinstance(l1_ratio, numbers.Real) or isinstance(l1_ratio, bool) or not 0 <= l1_ratio <= 1:
         raise ValueError(f"l1_ratio must be a number in [0, 1], got {l1_ratio!r}")
-    if l1_ratio == 1:
-        return "l1"
     if l1_ratio == 0:
-        return "l2"
-    raise ValueError(
-        f"l1_ratio={l1_ratio!r} asks for the elastic net, which snap_ml does not train yet; "
-        "use l1_ratio=0 (penalty 'l2', the default) or l1_ratio=1 (penalty 'l1'), or "
-        "scikit-learn's LogisticRegression(solver='saga', l1_ratio=...)"
-    )
+        return "l2", 1.0
+    return "l1", float(l1_ratio)
 
 
-def logistic_problem(penalty, solver, dual, fit_intercept):
+def logistic_problem(penalty, solver, dual, fit_intercept, l1_ratio=1.0):
     """LogisticRegression's (penalty, solver, dual) as the core's problem.
 
     ``solver="auto"`` (the default) is scikit-learn's lbfgs problem (free
@@ -73,6 +71,8 @@ def logistic_problem(penalty, solver, dual, fit_intercept):
     the only L1 solver). The device never changes the problem: with ``use_gpu`` or
     ``device_ids`` the core's plan (``_core.plan_solver``; snapml/solver_factory.h)
     trains the same problem by its GPU solver.
+    ``l1_ratio`` below 1 (with penalty l1) is the elastic net, which scikit-learn
+    trains with saga only; so does snap_ml (by newGLMNET, the core's plan).
     """
     names = FREE_INTERCEPT_SOLVERS + ("liblinear", "auto") + CORE_SOLVERS
     if solver not in names:
@@ -96,6 +96,12 @@ def logistic_problem(penalty, solver, dual, fit_intercept):
             f"solver={solver!r} needs a penalty (it is LIBLINEAR's); for no penalty pass "
             "solver='lbfgs' (or 'primal', 'auto')"
         )
+    if l1_ratio < 1 and solver != "saga":
+        raise ValueError(
+            f"l1_ratio={l1_ratio!r} asks for the elastic net, which trains with solver='saga' "
+            f"(as in scikit-learn; with fit_intercept=False), not solver={solver!r}; pass "
+            "solver='saga', or use l1_ratio=0 (penalty 'l2') or l1_ratio=1 (penalty 'l1')"
+        )
     if solver == "auto":
         # Penalty l1 has one solver, LIBLINEAR's (intercept penalised).
         if penalty == "l1":
@@ -105,9 +111,10 @@ def logistic_problem(penalty, solver, dual, fit_intercept):
         return problem(penalty, "auto", False)
     if solver in FREE_INTERCEPT_SOLVERS:
         if penalty == "l1" and fit_intercept:
+            what = "the elastic net" if l1_ratio < 1 else "penalty 'l1'"
             raise ValueError(
-                f"penalty 'l1' with solver={solver!r} leaves the intercept free, which snap_ml's "
-                "L1 solver (primal coordinate descent, LIBLINEAR's) does not do; pass "
+                f"{what} with solver={solver!r} leaves the intercept free, which snap_ml's "
+                "L1 solvers (newGLMNET and coordinate descent, LIBLINEAR's) do not do; pass "
                 "solver='liblinear' (the intercept is then penalised, as in scikit-learn's "
                 "liblinear) or fit_intercept=False"
             )
@@ -116,7 +123,7 @@ def logistic_problem(penalty, solver, dual, fit_intercept):
                 f"solver={solver!r} supports only 'l2' or no penalty (as in scikit-learn); "
                 "pass solver='liblinear' or 'saga' for penalty 'l1'"
             )
-        return problem(penalty, "primal", False)
+        return problem(penalty, "primal", False, l1_ratio)
     if solver == "liblinear":
         # LIBLINEAR's -s 0 (primal) / -s 7 (dual).
         return problem(penalty, "dual" if dual else "primal", True)

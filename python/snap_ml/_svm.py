@@ -113,8 +113,9 @@ class LinearSVC(SnapClassifier):
         True: dual coordinate ascent (SDCA, LIBLINEAR's -s 1/-s 3); False: the
         primal Newton solver (-s 2; the squared hinge only, as in scikit-learn);
         "auto": the Newton solver for the squared hinge (deterministic, and its
-        iterations hardly depend on C), SDCA for the hinge and on the GPU. The
-        same problem whichever solves it.
+        iterations hardly depend on C), SDCA for the hinge. The same problem
+        whichever solves it; on the GPU the core's plan trains the squared hinge
+        by its Newton solver whatever ``dual`` says (``solver_plan_``).
     tol : float, default=1e-4
         Stop when the relative duality gap ``(P - D) / P`` falls below ``tol``.
     C : float, default=1.0
@@ -221,6 +222,4 @@ class LinearSVC(SnapClassifier):
             solver = "primal" if loss == "squared_hinge" else "dual"
         else:
             solver = "dual" if self.dual else "primal"
-        if use_gpu and solver == "primal" and self.dual == "auto":
-            solver = "dual"  # the GPU solver is SDCA: same problem
         return problem("l2", solver, True)

@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <type_traits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,8 +25,10 @@
 #include "snapml/communicator.h"
 #include "snapml/error.h"
 #include "snapml/output_path.h"
+#include "snapml/parameters.h"
 #include "snapml/penalty.h"
 #include "snapml/solver.h"
+#include "snapml/solver_factory.h"
 #include "snapml/threads.h"
 #include "snapml/train.h"
 
@@ -113,34 +116,87 @@ bool warm_start_fits(const Model& start, ChunkSource& source, LossKind loss) {
   return std::equal(classes.begin(), classes.end(), start.classes.begin(), start.classes.end());
 }
 
-py::tuple train_any(const py::object& x, const std::string& loss, const std::string& penalty, double C, double tol,
-                    int max_iter, bool fit_intercept, double intercept_scaling, const std::string& solver,
-                    bool penalise_intercept,
-                    const std::map<double, double>& class_weight, bool balanced, double epsilon,
-                    int threads, std::uint64_t seed, bool use_gpu, const std::vector<int>& device_ids,
-                    const Model* warm_start, bool verbose, std::uint64_t max_gpu_memory, bool distributed,
-                    const std::string& checkpoint, double checkpoint_interval) {
+// The declared parameters (snapml/parameters.h) from keywords named as there:
+// an enumerated one by its name ("logistic", "l2", "primal"), the others as
+// their C++ type. An unknown keyword or a value of the wrong type is an
+// InvalidArgument (ValueError) naming it.
+TrainParameters declared_parameters(const py::kwargs& keywords) {
   TrainParameters parameters;
-  parameters.loss = loss_from_name(loss);
-  parameters.penalty = penalty_from_name(penalty);  // "l2", "l1" or "none" (snapml/penalty.h)
-  parameters.solver = solver_choice_from_name(solver);  // "dual", "primal" or "auto" (snapml/solver.h)
-  parameters.penalise_intercept = penalise_intercept;
-  parameters.C = C;
-  parameters.tol = tol;
-  parameters.max_iter = max_iter;
-  parameters.fit_intercept = fit_intercept;
-  parameters.intercept_scaling = intercept_scaling;
-  parameters.class_weight = class_weight;
-  parameters.balanced_class_weight = balanced;
-  parameters.epsilon = epsilon;
-  parameters.threads = threads;
-  parameters.seed = seed;
-  parameters.use_gpu = use_gpu;
-  parameters.device_ids = device_ids;
-  parameters.max_gpu_memory = max_gpu_memory;
+  std::set<std::string> names;
+  for_each_parameter(parameters, [&](const ParameterInfo& info, auto& field) {
+    names.insert(info.name);
+    if (!keywords.contains(info.name)) return;
+    const py::handle value = keywords[info.name];
+    using Field = std::decay_t<decltype(field)>;
+    try {
+      if constexpr (std::is_enum_v<Field>)
+        value_from_name(value.cast<std::string>(), field);
+      else
+        field = value.cast<Field>();
+    } catch (const py::cast_error&) {
+      throw InvalidArgument(std::string("training parameter ") + info.name + " cannot be " +
+                            py::repr(value).cast<std::string>());
+    }
+  });
+  for (const auto& item : keywords) {
+    const auto name = item.first.cast<std::string>();
+    if (names.count(name) == 0) {
+      std::string known;
+      for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
+      throw InvalidArgument("unknown training parameter '" + name + "'; the parameters are " + known +
+                            " (snapml/parameters.h)");
+    }
+  }
+  return parameters;
+}
+
+// A declared parameter's value as Python sees it: an enumerated one by name.
+template <typename Field>
+py::object python_value(const Field& field) {
+  if constexpr (std::is_enum_v<Field>)
+    return py::str(value_name(field));
+  else
+    return py::cast(field);
+}
+
+// The declaration (snapml/parameters.h) for the estimators and the tests: one
+// dict per parameter, in declaration order.
+py::list parameter_table() {
+  py::list table;
+  const TrainParameters defaults;
+  for_each_parameter(defaults, [&](const ParameterInfo& info, const auto& field) {
+    py::dict entry;
+    entry["name"] = info.name;
+    entry["group"] = parameter_group_name(info.group);
+    entry["default"] = python_value(field);
+    entry["minimum"] = info.range.minimum;
+    entry["maximum"] = info.range.maximum;
+    entry["minimum_open"] = info.range.minimum_open;
+    entry["copied"] = info.copied;
+    entry["cli"] = info.cli;
+    entry["help"] = info.help;
+    table.append(entry);
+  });
+  return table;
+}
+
+// The core's plan for these parameters (snapml/train.h, plan): which solver,
+// on which device, and why.
+py::dict plan_dict(const SolverPlan& chosen) {
+  py::dict out;
+  out["algorithm"] = algorithm_name(chosen.algorithm);
+  out["device"] = chosen.gpu ? "gpu" : "cpu";
+  out["reason"] = chosen.reason;
+  return out;
+}
+
+py::dict plan_of(const py::kwargs& keywords) { return plan_dict(plan(declared_parameters(keywords))); }
+
+py::tuple train_any(const py::object& x, const Model* warm_start, bool verbose, bool distributed,
+                    const py::kwargs& keywords) {
+  TrainParameters parameters = declared_parameters(keywords);
+  const std::string& checkpoint = parameters.checkpoint;
   parameters.warm_start = warm_start;
-  parameters.checkpoint = checkpoint;
-  parameters.checkpoint_interval = checkpoint_interval;
   parameters.on_epoch = interruptible_progress(verbose);
   parameters.on_round = check_interrupt;
 
@@ -185,7 +241,11 @@ py::tuple train_any(const py::object& x, const std::string& loss, const std::str
   // The model is in memory: a later fit with this checkpoint starts afresh.
   remove_checkpoint(parameters, communicator);
   py::list fits;
-  for (const FitResult& fit : result.fits) fits.append(history_dict(fit));
+  for (const FitResult& fit : result.fits) {
+    py::dict history = history_dict(fit);
+    history["plan"] = plan_dict(result.plan);
+    fits.append(history);
+  }
   return py::make_tuple(std::move(result.model), fits);
 }
 
@@ -195,16 +255,19 @@ void bind_training(py::module_& m) {
   m.def("thread_limit", &thread_limit, "the most threads a parallel region uses (snapml/threads.h)");
   m.attr("MAX_COST") = kMaxCost;  // the largest C times a class weight (snapml/solver.h)
   m.def("train", &train_any,
-        "Trains on a CsrData with labels or a SnapFile; returns (Model, [history dict per problem]). "
+        "Trains on a CsrData with labels or a SnapFile; returns (Model, [history dict per problem, with the "
+        "plan that trained it under 'plan']). The "
+        "keywords are the parameters of snapml/parameters.h (parameters() lists them) named as there. "
         "loss='multinomial': one joint softmax problem (one history, one model row per class) by the primal "
         "Newton solver; penalise_intercept=False leaves the intercepts free (scikit-learn's parameterisation)",
-        py::arg("x"), py::arg("loss"), py::arg("penalty"), py::arg("C"), py::arg("tol"), py::arg("max_iter"),
-        py::arg("fit_intercept"), py::arg("intercept_scaling"), py::arg("solver"),
-        py::arg("penalise_intercept"), py::arg("class_weight"),
-        py::arg("balanced"), py::arg("epsilon"), py::arg("threads"), py::arg("seed"),
-        py::arg("use_gpu"), py::arg("device_ids"), py::arg("warm_start"), py::arg("verbose"),
-        py::arg("max_gpu_memory") = 0, py::arg("distributed") = false, py::arg("checkpoint") = "",
-        py::arg("checkpoint_interval") = 60.0);
+        py::arg("x"), py::kw_only(), py::arg("warm_start") = nullptr, py::arg("verbose") = false,
+        py::arg("distributed") = false);
+  m.def("plan", &plan_of,
+        "The core's plan for these keywords (as train's): {'algorithm': 'sdca', 'newton', 'auto', 'glmnet' or "
+        "'cd', 'device': 'cpu' or 'gpu', 'reason': why} (snapml/solver_factory.h, plan_solver); raises "
+        "ValueError for a problem no solver trains");
+  m.def("parameters", &parameter_table,
+        "The declared training parameters (snapml/parameters.h): name, group, default, range, CLI flag, help");
 }
 
 }  // namespace snapml::python

@@ -1,14 +1,19 @@
 #include "train_options.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
+#include <map>
+#include <stdexcept>
+#include <type_traits>
 
 #include "cli_common.h"
 #include "snapml/datasets/streamed_binary_source.h"
 #include "snapml/error.h"
+#include "snapml/parameters.h"
 
 namespace snapml::cli {
 namespace {
@@ -56,6 +61,35 @@ std::pair<double, double> parse_class_weight(const std::string& text) {
   return {number(text.substr(0, colon), "label"), number(text.substr(colon + 1), "weight")};
 }
 
+// snap-train's option for each declared parameter with a `cli` flag
+// (snapml/parameters.h), checked against its declared range; by name.
+std::map<std::string, CLI::Option*> add_declared_options(CLI::App& app, TrainParameters& p) {
+  std::map<std::string, CLI::Option*> options;
+  for_each_parameter(p, [&](const ParameterInfo& info, auto& field) {
+    if (*info.cli == '\0') return;
+    using Field = std::decay_t<decltype(field)>;
+    // The declaration's unbounded maximum, as the validators print it.
+    const double high = std::min(info.range.maximum, std::numeric_limits<double>::max());
+    CLI::Option* option = nullptr;
+    if constexpr (std::is_same_v<Field, double>) {
+      option = app.add_option(info.cli, field, info.help)
+                   ->check(number_in(info.range.minimum, high, info.range.minimum_open));
+    } else if constexpr (std::is_same_v<Field, int>) {
+      option = app.add_option(info.cli, field, info.help)
+                   ->transform(integer_in(static_cast<long long>(info.range.minimum), static_cast<long long>(high)));
+    } else if constexpr (std::is_same_v<Field, std::uint64_t>) {
+      option = app.add_option(info.cli, field, info.help)->check(unsigned_64_bit());
+    } else if constexpr (std::is_same_v<Field, std::string>) {
+      option = app.add_option(info.cli, field, info.help);
+    } else {
+      throw std::logic_error(std::string("snapml/parameters.h gives ") + info.name + " the flag " + info.cli +
+                             ", but its type has no generated option; map it by hand in train_options.cpp");
+    }
+    options.emplace(info.name, option);
+  });
+  return options;
+}
+
 }  // namespace
 
 std::vector<std::string> rewrite_class_weights(int argc, char** argv) {
@@ -94,6 +128,13 @@ TrainOptions parse_train_options(int argc, char** argv) {
       ->required();
   app.add_option("model_file", o.model_file,
                  "where to save the model (default: the training file's name + .model, in the current directory)");
+  // The declared parameters with a flag (snapml/parameters.h): their help and range from there.
+  p.local_epochs = kDefaultLocalEpochs;
+  const std::map<std::string, CLI::Option*> declared = add_declared_options(app, p);
+  CLI::Option* const l1_ratio_option = declared.at("l1_ratio");
+  CLI::Option* const c_option = declared.at("C");
+  CLI::Option* const checkpoint_option = declared.at("checkpoint");
+  declared.at("checkpoint_interval")->needs(checkpoint_option);
 
   auto* type_option = app.add_option(
       "-s", solver_type,
@@ -120,25 +161,9 @@ TrainOptions parse_train_options(int argc, char** argv) {
                      "(primal when C * max ||x_i||^2 > 100); default: primal for -s 0, 2, 11, else dual. "
                      "L1: newGLMNET (logistic, squared) whatever the choice, except cd: plain coordinate descent")
           ->check(CLI::IsMember({"dual", "primal", "auto", "cd"}));
-  auto* l1_ratio_option =
-      app.add_option("--l1-ratio", p.l1_ratio,
-                     "with L1 (-s 6, --penalty l1; logistic or squared loss): the elastic net "
-                     "l1_ratio ||w||_1 + (1 - l1_ratio)/2 ||w||^2, scikit-learn's (default 1: pure L1)")
-          ->check(number_in(0.0, 1.0));
-  auto* c_option = app.add_option("-c", p.C, "cost C, the inverse of the regularisation strength (default 1; at most "
-                                            "1e100, past which the fit's arithmetic overflows: kMaxCost in snapml/solver.h)")
-                       ->check(positive_number(kMaxCost));
   auto* epsilon_option =
       app.add_option("-p", epsilon, "epsilon of the regression loss's insensitive zone (default 0.1)")
           ->check(non_negative_number());
-  app.add_option("-e,--tol", p.tol,
-                 "stop when the duality gap P(w) - D(alpha) <= tol * P(w) (default 0.001); not LIBLINEAR's "
-                 "per-solver criterion. L1 (-s 5, 6): when the summed minimum-norm sub-gradient is <= tol "
-                 "times the first epoch's, LIBLINEAR's rule")
-      ->check(positive_number());
-  app.add_option("--max-iter", p.max_iter, "most epochs per problem (default 1000; a resumed fit counts the epochs "
-                                          "before its checkpoint)")
-      ->transform(integer_in(1, INT_MAX));
   app.add_option("-B", bias,
                  "bias: > 0 adds a constant feature of this value (the intercept, at most 1e100); <= 0 none "
                  "(default -1)")
@@ -153,15 +178,6 @@ TrainOptions parse_train_options(int argc, char** argv) {
   auto* folds_option =
       app.add_option("-v", o.folds, "n-fold cross validation: print its accuracy (or MSE); saves no model")
           ->check(CLI::Range(2, 1 << 30));
-  app.add_option("-n,--threads", p.threads,
-                 "CPU threads (default 0: one per 180k non-zeros an epoch visits, at most all; under mpirun: "
-                 "per rank, at most this rank's share of the machine)")
-      ->transform(integer_in(0, INT_MAX));
-  p.local_epochs = kDefaultLocalEpochs;
-  app.add_option("--local-epochs", p.local_epochs,
-                 "under mpirun: local SDCA epochs per CoCoA+ round, between two allreduces of the weights "
-                 "(default " + std::to_string(kDefaultLocalEpochs) + "; docs/distributed.md)")
-      ->transform(integer_in(1, INT_MAX));
   std::string cocoa_sigma = "adaptive";
   app.add_option("--cocoa-sigma", cocoa_sigma,
                  "under mpirun: CoCoA+'s sigma', 'adaptive' (default: measured overlap of the ranks' changes, "
@@ -178,8 +194,6 @@ TrainOptions parse_train_options(int argc, char** argv) {
   app.add_flag("--no-shrinking", no_shrinking,
                "hinge and squared hinge (-s 1, 3): visit every row in every epoch instead of leaving out the "
                "rows likely to stay at a bound (LIBLINEAR's shrinking, on by default; docs/algorithms.md)");
-  app.add_option("--seed", p.seed, "seed of the row order in SDCA and of the cross-validation folds (default 0)")
-      ->check(unsigned_64_bit());
   app.add_flag("-q", o.quiet, "quiet: no progress line, summary or warnings");
   auto* test_option = app.add_option("--test", o.test_file,
                                      "after training, report accuracy, log loss (logistic) and AUC (two classes), "
@@ -188,15 +202,6 @@ TrainOptions parse_train_options(int argc, char** argv) {
       "--history", o.history_file,
       "write a CSV row per duality-gap certificate (after the epochs the gap's rate calls for, and the last): "
       "problem, class, epoch, seconds, primal, dual, gap, relative_gap");
-  auto* checkpoint_option = app.add_option(
-      "--checkpoint", p.checkpoint,
-      "resume from FILE if it exists (same data and options, else exit 1 naming what differs), and save the solver "
-      "state to it atomically during training (--checkpoint-interval); removed once the model is written");
-  app.add_option("--checkpoint-interval", p.checkpoint_interval,
-                 "seconds between checkpoint saves (default 60; 0: after every epoch); saving takes at most a "
-                 "tenth of the fit's time")
-      ->check(non_negative_number())
-      ->needs(checkpoint_option);
   app.add_option("--format", format, "input format of the training and test files (default auto: binary for "
                                      ".snap or the binary magic, else svmlight)")
       ->check(CLI::IsMember(data_file_format_names()));

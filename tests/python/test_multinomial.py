@@ -45,7 +45,7 @@ def test_news20_matches_scikit_learns_multinomial(news20_subset):
     C = 1.0
     reference = LogisticRegression(C=C, tol=1e-10, max_iter=20000).fit(X, y)
     model, fits = _core.train(to_core(X, y), loss="multinomial", penalty="l2", C=C, tol=1e-9, max_iter=1000,
-                              fit_intercept=True, intercept_scaling=1.0, class_weight={}, balanced=False,
+                              fit_intercept=True, intercept_scaling=1.0, class_weight={}, balanced_class_weight=False,
                               epsilon=0.0, threads=2, seed=0, use_gpu=False, device_ids=[], warm_start=None,
                               verbose=False, solver="primal", penalise_intercept=False)
     assert model.loss == "multinomial"

@@ -19,60 +19,21 @@
 #include "snapml/communicator.h"
 #include "snapml/dataset.h"
 #include "snapml/model.h"
+#include "snapml/parameters.h"
 #include "snapml/solver.h"
+#include "snapml/solver_factory.h"
 
 namespace snapml {
 
 struct TrainParameters {
-  LossKind loss = LossKind::Logistic;
-  // L2 (SDCA) or L1 (primal coordinate descent, CPU and one process only; not
-  // with the hinge loss). With L1, tol is LIBLINEAR's relative sub-gradient rule
-  // and the history's gap that of the dual-scaling point (docs/algorithms.md).
-  // None: no regulariser (the primal Newton solver; docs/algorithms.md).
-  Penalty penalty = Penalty::L2;
-  // Penalty L1: the elastic net's mix (SolverParameters::l1_ratio); 1: pure L1.
-  double l1_ratio = 1.0;
-  // L2 and none: dual coordinate ascent, the primal Newton solver, or auto
-  // (solver_factory.h, auto_choice). Dual keeps the behaviour of callers
-  // that do not choose.
-  SolverChoice solver = SolverChoice::Dual;
-  double C = 1.0;
-  double tol = 1e-3;   // relative duality gap: stop when P - D <= tol * P
-  int max_iter = 1000;  // epochs
-  bool fit_intercept = true;
-  double intercept_scaling = 1.0;  // LIBLINEAR's -B: the constant feature's value
-  // Whether the intercept is in the penalty (LIBLINEAR's convention, the dual
-  // solvers') or free (scikit-learn's; trains by the primal solver).
-  bool penalise_intercept = true;
-  // Per-label weights multiplying C (absent labels weigh 1), or scikit-learn's
-  // "balanced": n_samples / (n_classes * count of the class). In one-vs-rest the
-  // weight applies to the class's own positive problem and the rest weigh 1, as
-  // LIBLINEAR's -wi does.
-  std::map<double, double> class_weight;
-  bool balanced_class_weight = false;
-  double epsilon = 0.0;  // squared loss: insensitive zone (LIBLINEAR's -p)
-  int threads = 0;       // 0: every OpenMP thread
-  std::uint64_t seed = 0;
-  int local_epochs = 1;  // CoCoA+ local epochs per round with several ranks
-  bool adaptive_sigma = true;  // CoCoA+ sigma' adapted (snapml/impl/cocoa.h) or fixed at K
-  bool shrinking = true;       // hinge and squared hinge: SolverParameters::shrinking
-  ThreadUpdates thread_updates = ThreadUpdates::Auto;  // SolverParameters::thread_updates
+  // The declared parameters (snapml/parameters.h: each with its default, range
+  // and help), as fields of the same names.
+#define SNAPML_TRAIN_FIELD(type, name, default_, range_, copied_, cli_, help_) type name = default_;
+  SNAPML_TRAIN_PARAMETERS(SNAPML_TRAIN_FIELD)
+#undef SNAPML_TRAIN_FIELD
   // Start from this model's weights (same loss, classes and at most as many
   // features); nullptr for a cold start. Must outlive the train() call.
   const Model* warm_start = nullptr;
-  // GPU SDCA (TPA-SCD) instead of the CPU solver; device_ids lists the CUDA
-  // devices, one CoCoA+ partition each (empty: device 0). A build without CUDA
-  // or a machine without a visible GPU throws snapml::Unsupported / the
-  // require_gpu message instead of running on the CPU.
-  bool use_gpu = false;
-  std::vector<int> device_ids;
-  // Host memory budget in bytes (0: the memory the machine has available). The
-  // fit's per-feature state must fit it, or train() throws FeatureMemoryError
-  // before allocating any (snapml/feature_memory.h).
-  std::uint64_t max_memory = 0;
-  // GPU memory budget per device in bytes for the data (0: no budget). Data that
-  // does not fit streams from host memory chunk by chunk (docs/out-of-core.md).
-  std::uint64_t max_gpu_memory = 0;
   // Called with every record of every problem (SolverParameters::on_epoch) with the
   // problem's index (its row in the model) and the record, e.g. for a progress display. One-vs-rest
   // problems run in parallel, so calls may come from several threads at once.
@@ -83,17 +44,6 @@ struct TrainParameters {
   // certificates (on_epoch) come only after the epochs certificate_schedule.h names.
   // From several threads at once, like on_epoch.
   std::function<void(int problem)> on_round;
-  // Checkpoint and resume (snapml/checkpoint.h): when set, train() resumes from
-  // this file if it exists (same data and fit-defining options, or
-  // InvalidArgument naming what differs; a damaged file is an InputError) and
-  // saves the state to it atomically whenever checkpoint_interval seconds have
-  // passed since the last save (0: after every round), and at most a tenth of
-  // the fit's time (checkpoint_save_due). Refused under several
-  // ranks (not yet built). train() leaves the file; the caller
-  // removes it once the model is safe (remove_checkpoint). Penalty l1 (its
-  // solvers save no state) is refused.
-  std::string checkpoint;
-  double checkpoint_interval = 60.0;
 };
 
 struct TrainResult {
@@ -102,7 +52,23 @@ struct TrainResult {
   // Per fit: the local epochs it had done before this call (from the
   // checkpoint); fits[k].epochs counts them too.
   std::vector<int> resumed_epochs;
+  // Which solver trained the problems, on which device, and why (plan_solver;
+  // every problem of one call has the same).
+  SolverPlan plan;
 };
+
+// The solver parameters every problem of train() starts from: the fields
+// snapml/parameters.h marks `copied`, the intercept (a penalised intercept of
+// value 0 without one) and max_iter; the multinomial loss asks for the primal
+// solver. train() sets each problem's labels and class weights on top.
+SolverParameters problem_parameters(const TrainParameters& parameters);
+
+// Which solver trains these parameters' problems, on which device, and why
+// (plan_solver on problem_parameters; Python's `_core.plan`), asked before any
+// data is seen: the multinomial loss as for more than two classes (two train
+// the logistic loss by the solver asked for; TrainResult::plan says what
+// trained). Throws as plan_solver does for a problem no solver takes.
+SolverPlan plan(const TrainParameters& parameters);
 
 // Removes this process's checkpoint file of `parameters.checkpoint` (none: a
 // no-op), after a fit whose model is safe.

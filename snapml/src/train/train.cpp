@@ -120,24 +120,7 @@ struct Problem {
 
 std::vector<Problem> make_problems(const LabelSummary& summary, const std::vector<double>& weights,
                                    const TrainParameters& p) {
-  SolverParameters base;
-  base.loss = p.loss;
-  base.penalty = p.penalty;
-  base.l1_ratio = p.l1_ratio;
-  base.solver = p.solver;
-  base.penalise_intercept = p.penalise_intercept || !p.fit_intercept;
-  base.C = p.C;
-  base.epsilon = p.epsilon;
-  base.intercept_scaling = p.fit_intercept ? p.intercept_scaling : 0.0;
-  base.tol = p.tol;
-  base.max_epochs = p.max_iter;
-  base.local_epochs = p.local_epochs;
-  base.adaptive_sigma = p.adaptive_sigma;
-  base.shrinking = p.shrinking;
-  base.thread_updates = p.thread_updates;
-  base.max_gpu_memory = p.max_gpu_memory;
-  base.threads = p.threads;
-  base.seed = p.seed;
+  SolverParameters base = problem_parameters(p);
   std::vector<Problem> problems;
   const std::size_t n_classes = summary.classes.size();
   if (loss_is_per_class(p.loss) && n_classes > 2) {
@@ -145,12 +128,12 @@ std::vector<Problem> make_problems(const LabelSummary& summary, const std::vecto
     // trained by the primal Newton solver, the only one that takes it.
     base.classes = summary.classes;
     base.class_weights = weights;
-    base.solver = SolverChoice::Primal;
     problems.push_back({base, {}});
   } else if (loss_is_per_class(p.loss)) {
     // Two classes: the softmax of two scores is the sigmoid of their difference,
     // so the multinomial loss is the logistic loss (scikit-learn trains it so too).
     base.loss = LossKind::Logistic;
+    base.solver = p.solver;
     base.positive_label = summary.classes[1];
     base.class_weight_positive = weights[1];
     base.class_weight_negative = weights[0];
@@ -277,6 +260,22 @@ LabelSummary checked_summary(ChunkSource& source, Communicator& communicator, co
 }
 
 }  // namespace
+
+SolverParameters problem_parameters(const TrainParameters& p) {
+  SolverParameters base;
+  copy_shared_parameters(p, base);  // the fields snapml/parameters.h marks `copied`
+  base.penalise_intercept = p.penalise_intercept || !p.fit_intercept;
+  base.intercept_scaling = p.fit_intercept ? p.intercept_scaling : 0.0;
+  base.max_epochs = p.max_iter;
+  // The multinomial loss (one joint problem over the classes) trains by the
+  // primal Newton solver, the only one that takes it.
+  if (loss_is_per_class(p.loss)) base.solver = SolverChoice::Primal;
+  return base;
+}
+
+SolverPlan plan(const TrainParameters& parameters) {
+  return plan_solver(problem_parameters(parameters), parameters.use_gpu);
+}
 
 namespace {
 
@@ -446,6 +445,8 @@ TrainResult train(ChunkSource& source, Communicator& communicator, const TrainPa
   for (Problem& problem : problems) problem.parameters.threads = p.threads;
   TrainResult result;
   result.fits.resize(problems.size());
+  // The problems differ in their labels and class weights only, which no plan reads.
+  result.plan = plan_solver(problems.front().parameters, p.use_gpu);
   // Side by side only in one process (ranks must run the problems' collectives in
   // the same order), on the CPU (a GPU problem already fills its devices) and
   // with the data resident (streamed sources read one pass at a time).
