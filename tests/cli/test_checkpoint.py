@@ -1,26 +1,19 @@
-#!/usr/bin/env python3
 """snap-train --checkpoint: a fit killed with SIGKILL resumes to the same optimum
 (docs/reliability.md, "Interruption"; docs/cli.md, --checkpoint).
 
-Usage: test_checkpoint.py --train PATH CASE
-
-One ctest test per CASE (tests/cli/CMakeLists.txt). The data is generated here (a
+One ctest test per test function (tests/cli/CMakeLists.txt). The data is generated here (a
 noisy linear problem, so that a tight tolerance takes many epochs); no shared
 dataset is needed.
 """
-import argparse
 import os
 import random
 import shutil
 import signal
 import subprocess
-import sys
-import tempfile
 import time
 
-from test_snap_train import check, expect_exit  # the same checks as the other tool tests
+from conftest import check, expect_exit, snap, tool_path
 
-TRAIN = None
 TOL = "1e-8"
 
 
@@ -42,8 +35,8 @@ def write_problem(path, rows, classes=2, seed=0):
     return path
 
 
-def train(*args, timeout=300):
-    return subprocess.run([TRAIN, *map(str, args)], capture_output=True, text=True, timeout=timeout)
+def train(*args):
+    return snap("train", *args)
 
 
 def last_history_row(path):
@@ -54,7 +47,8 @@ def last_history_row(path):
 
 def kill_once_saved(args, checkpoint):
     """Starts snap-train, SIGKILLs it once the checkpoint has been saved a few times."""
-    process = subprocess.Popen([TRAIN, *map(str, args)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen([tool_path("snap-train"), *map(str, args)], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE)
     deadline = time.time() + 120
     while not os.path.exists(checkpoint) and process.poll() is None and time.time() < deadline:
         time.sleep(0.005)
@@ -66,7 +60,7 @@ def kill_once_saved(args, checkpoint):
     check(os.path.exists(checkpoint), "no checkpoint after the kill")
 
 
-def case_resume(scratch):
+def test_resume(scratch):
     """Killed and resumed, the fit ends at the uninterrupted fit's optimum, in fewer epochs."""
     data = write_problem(os.path.join(scratch, "data.txt"), 30000)
     options = ["-s", "1", "-e", TOL, "-n", "1", "--max-iter", "100000"]
@@ -102,7 +96,7 @@ def case_resume(scratch):
     print(full.stdout.strip(), "|", resumed.stdout.strip())
 
 
-def case_one_vs_rest(scratch):
+def test_one_vs_rest(scratch):
     """Three classes: finished problems keep their weights, the running one goes on."""
     data = write_problem(os.path.join(scratch, "data.txt"), 12000, classes=3, seed=1)
     options = ["-s", "1", "-e", TOL, "-n", "1", "--max-iter", "100000"]
@@ -131,7 +125,7 @@ def make_checkpoint(scratch, data, options):
     return checkpoint
 
 
-def case_mismatch(scratch):
+def test_mismatch(scratch):
     """Other options or other data: exit 1 naming the file and each difference; the file is kept."""
     data = write_problem(os.path.join(scratch, "data.txt"), 30000)
     options = ["-s", "1", "-e", TOL, "-n", "1", "--max-iter", "100000"]
@@ -157,7 +151,7 @@ def case_mismatch(scratch):
     check(not os.path.exists(checkpoint), "the checkpoint was left after a successful fit")
 
 
-def case_max_iter_spent(scratch):
+def test_max_iter_spent(scratch):
     """Resumed with a --max-iter the saved epochs have used up: exit 1 naming the fix,
     the checkpoint kept. Before: exit 0, "relative duality gap 0", an empty
     --history, and a model no certificate had checked (55 % on a9a.t against 85 %)."""
@@ -170,7 +164,7 @@ def case_max_iter_spent(scratch):
     check(os.path.exists(checkpoint) and not os.path.exists(model), "the refused resume changed the files")
 
 
-def case_corrupt(scratch):
+def test_corrupt(scratch):
     """A damaged, truncated or foreign checkpoint: exit 2 naming the file; nothing trained."""
     data = write_problem(os.path.join(scratch, "data.txt"), 30000)
     options = ["-s", "1", "-e", TOL, "-n", "1", "--max-iter", "100000"]
@@ -189,7 +183,7 @@ def case_corrupt(scratch):
         check(not os.path.exists(model), "a refused resume wrote a model")
 
 
-def case_refused(scratch):
+def test_refused(scratch):
     """Combinations without a checkpoint: penalty l1, cross-validation."""
     data = write_problem(os.path.join(scratch, "data.txt"), 200)
     ck = os.path.join(scratch, "ck")
@@ -197,22 +191,3 @@ def case_refused(scratch):
                 "penalty l1 solvers", "do not save their state")
     expect_exit(train("-v", "3", "--checkpoint", ck, data), 1, "--checkpoint")
     expect_exit(train("--checkpoint-interval", "1", data, os.path.join(scratch, "m")), 1, "--checkpoint")
-
-
-CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
-
-
-def main():
-    global TRAIN
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--train", required=True)
-    parser.add_argument("case", choices=sorted(CASES))
-    args = parser.parse_args()
-    TRAIN = os.path.abspath(args.train)
-    with tempfile.TemporaryDirectory(prefix="snapml-checkpoint-") as scratch:
-        CASES[args.case](scratch)
-    print(f"{args.case}: ok")
-
-
-if __name__ == "__main__":
-    sys.exit(main())

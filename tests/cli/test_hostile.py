@@ -1,14 +1,13 @@
-#!/usr/bin/env python3
 """The hostile pass of issue 36 on the command-line tools: models that were wrong
 with exit 0, options that were silently ignored, refusals that came too late
 (docs/reliability.md).
 
-Usage: test_hostile.py --train PATH --predict PATH --convert PATH --data-dir DIR CASE
+One ctest test per test function (tests/cli/CMakeLists.txt).
 """
 import os
 
-from test_snap_train import (TOOLS, accuracy_of, cases_in, check, dataset, expect_exit, main, ok, read_lines,
-                             snap, write)
+from cli.test_snap_train import accuracy_of
+from conftest import check, dataset, expect_exit, ok, snap, tool_path, write
 
 
 def with_index_zero(source, path):
@@ -21,12 +20,12 @@ def with_index_zero(source, path):
     return write(path, "\n".join(lines) + "\n")
 
 
-def case_index_base(data_dir, scratch):
+def test_index_base(scratch):
     """Case 4: the base was guessed per file, so a training file with one index 0 and a
     one-based test file disagreed about every feature (74.1 % against 83.7 %). The
     test file and snap-predict's input take the training file's base (the model
     carries it); a file that cannot (an index 0 where the base is 1) is refused."""
-    heart = dataset(data_dir, "heart_scale")
+    heart = dataset("heart_scale")
     zero = with_index_zero(heart, os.path.join(scratch, "hs0"))
     model, reference = os.path.join(scratch, "m0"), os.path.join(scratch, "m1")
     trained = ok(snap("train", "-s", "7", "-n", "1", "--test", heart, zero, model))
@@ -49,10 +48,10 @@ def case_index_base(data_dir, scratch):
     check(not os.path.exists(os.path.join(scratch, "l.model")), "a refused model was written")
 
 
-def case_find_C(data_dir, scratch):
+def test_find_C(scratch):
     """Case 5: -C with the L1 penalty stopped at C = 2^-12 with every weight 0 (CV
     accuracy 55.6 %); a -c above the largest C printed "Best C = 0 CV accuracy = -100%"."""
-    heart = dataset(data_dir, "heart_scale")
+    heart = dataset("heart_scale")
     for extra in ([], ["--l1-ratio", "0.5"]):
         result = ok(snap("train", "-C", "-s", "6", "-n", "1", *extra, heart))
         best = [line for line in result.stdout.splitlines() if line.startswith("Best C")][0]
@@ -61,7 +60,7 @@ def case_find_C(data_dir, scratch):
                 "a -c of at most 1024")
 
 
-def case_ignored_options(data_dir, scratch):
+def test_ignored_options(scratch):
     """Options a fit would have ignored without a word are refused (exit 1)."""
     data = write(os.path.join(scratch, "data.txt"),
                  "".join(f"{1 + i % 3} 1:{i % 5} 2:{(i * 7) % 3} 3:1\n" for i in range(60)))
@@ -76,7 +75,7 @@ def case_ignored_options(data_dir, scratch):
     ok(snap("train", "-q", "--solver", "auto", "--thread-updates", "shared", data, model))
 
 
-def case_option_ranges(data_dir, scratch):
+def test_option_ranges(scratch):
     """Integer options: out of range refused with the range, whole numbers in exponent
     form accepted (--max-iter 1e9 said "Could not convert"; --seed 2^64 was taken)."""
     data = write(os.path.join(scratch, "data.txt"), "1 1:1 2:0.5\n-1 1:-1 2:0.25\n1 2:1\n-1 1:-0.5\n")
@@ -91,7 +90,7 @@ def case_option_ranges(data_dir, scratch):
     ok(snap("train", "-q", "--seed", str(2**64 - 1), data, model))
 
 
-def case_liblinear_labels(data_dir, scratch):
+def test_liblinear_labels(scratch):
     """--model-format liblinear refusals come before training; a LIBLINEAR model with a
     repeated label names its label line (it named the last weight line)."""
     data = write(os.path.join(scratch, "data.txt"), "1.5 1:1 2:0.5\n-1 1:-1 2:0.25\n1.5 2:1\n-1 1:-0.5\n")
@@ -114,7 +113,7 @@ def endless_into(tool, *args):
                                "while True: sys.stdout.buffer.write(block)"],
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:
-        result = subprocess.run([TOOLS[tool], *map(str, args)], stdin=writer.stdout, capture_output=True,
+        result = subprocess.run([tool_path(f"snap-{tool}"), *map(str, args)], stdin=writer.stdout, capture_output=True,
                                 text=True, timeout=60)
     except subprocess.TimeoutExpired:
         raise AssertionError(f"{tool} kept reading an endless stream")
@@ -125,7 +124,7 @@ def endless_into(tool, *args):
     return result
 
 
-def case_memory_bounds(data_dir, scratch):
+def test_memory_bounds(scratch):
     """Case 9: a pipe or device was spooled into memory without a limit (`--max-memory
     100MB /dev/zero` grew until the OOM killer fired); case 10: -s 5 and -s 6
     streamed under --max-memory 10MB peaked at 65.9 MB."""
@@ -140,7 +139,7 @@ def case_memory_bounds(data_dir, scratch):
     check(sanitized or peak < 64 << 20, f"peak resident memory {peak} bytes")
     # The L1 solvers copy every row: streamed rows are refused, resident ones must
     # fit the budget with their copy.
-    a9a = dataset(data_dir, "a9a")
+    a9a = dataset("a9a")
     chunked = os.path.join(scratch, "a9a.snap")
     ok(snap("convert", "--chunk-rows", "2000", a9a, chunked))
     for solver in ("5", "6"):
@@ -153,6 +152,3 @@ def case_memory_bounds(data_dir, scratch):
     check(sanitized or peak < 40 << 20, f"-s 6 within a 12 MB budget peaked at {peak} bytes")
     check(not os.path.exists(model) or os.path.getsize(model) > 0, "an empty model")
 
-
-if __name__ == "__main__":
-    main(cases_in(globals()))

@@ -1,8 +1,5 @@
-#!/usr/bin/env python3
 """Where the tools write (issue 36, docs/reliability.md "Outputs"): through links,
 never replacing one.
-
-Usage: test_outputs.py --train PATH --predict PATH --convert PATH --data-dir DIR CASE
 
 Every link is made in the scratch directory: `ln -s /proc/self/fd/1 link` stands
 for /dev/stdout, which no test writes or replaces.
@@ -10,7 +7,7 @@ for /dev/stdout, which no test writes or replaces.
 import os
 import subprocess
 
-from test_snap_train import TOOLS, cases_in, check, expect_exit, main, ok, read_lines, snap, write
+from conftest import check, expect_exit, ok, read_lines, snap, tool_path, write
 
 DATA = "".join(f"{1 if i % 3 else -1} 1:{(i % 7) / 7:.3f} 2:{(i % 5) / 5:.3f} 3:{1 if i % 2 else 0}\n"
                for i in range(60))
@@ -19,8 +16,8 @@ DATA = "".join(f"{1 if i % 3 else -1} 1:{(i % 7) / 7:.3f} 2:{(i % 5) / 5:.3f} 3:
 def with_stdout_to(path, tool, *args, append=False):
     """Runs a tool with its standard output redirected to `path`, as `> path` (or `>>`)."""
     with open(path, "a" if append else "w") as out:
-        return subprocess.run([TOOLS[tool], *map(str, args)], stdout=out, stderr=subprocess.PIPE, text=True,
-                              timeout=120)
+        return subprocess.run([tool_path(f"snap-{tool}"), *map(str, args)], stdout=out, stderr=subprocess.PIPE,
+                              text=True, timeout=120)
 
 
 def check_link(link, target):
@@ -28,7 +25,7 @@ def check_link(link, target):
     check(os.readlink(link) == target, f"{link} now points to {os.readlink(link)}, not {target}")
 
 
-def case_links(data_dir, scratch):
+def test_links(scratch):
     """Case 0: a link as the output is written through; the link stays."""
     data = write(os.path.join(scratch, "data.txt"), DATA)
     model = os.path.join(scratch, "m")
@@ -56,7 +53,7 @@ def case_links(data_dir, scratch):
           f"appended output out of order: {lines[:2]} ... {lines[-2:]}")
     # /dev/fd/1 alike; and into a pipe.
     os.symlink("/dev/fd/1", os.path.join(scratch, "fd1"))
-    result = subprocess.run([TOOLS["predict"], "-q", data, model, os.path.join(scratch, "fd1")],
+    result = subprocess.run([tool_path("snap-predict"), "-q", data, model, os.path.join(scratch, "fd1")],
                             capture_output=True, text=True, timeout=120)
     check(result.returncode == 0 and result.stdout.splitlines() == expected, f"through a pipe: {result}")
     check_link(os.path.join(scratch, "fd1"), "/dev/fd/1")
@@ -102,7 +99,7 @@ def unchanged(paths):
     return contents
 
 
-def case_collisions(data_dir, scratch):
+def test_collisions(scratch):
     """Cases 1 and 2: an output that is an input or another output of the same run,
     by any path (links, hard links, not yet existing), is refused before any work
     (exit 1), for every tool."""
@@ -145,13 +142,10 @@ def case_collisions(data_dir, scratch):
     # A checkpoint must be a regular file: it is read back and removed.
     expect_exit(snap("train", "-q", "--checkpoint", "/dev/null", data, new_model), 1, "must be a regular file")
     # Streams may be shared: the model and the history both to standard output.
-    result = subprocess.run([TOOLS["train"], "-q", "-n", "1", "--history", "/dev/stdout", data, "/dev/stdout"],
+    result = subprocess.run([tool_path("snap-train"), "-q", "-n", "1", "--history", "/dev/stdout", data, "/dev/stdout"],
                             capture_output=True, text=True, timeout=120)
     check(result.returncode == 0 and "problem,class,epoch" in result.stdout and "snapml-model" in result.stdout,
           f"two outputs to one pipe: {result}")
     check(sorted(os.listdir(scratch)) == ["data.txt", "hard.txt", "m.model", "model.link", "sub"],
           f"left behind: {os.listdir(scratch)}")
 
-
-if __name__ == "__main__":
-    main(cases_in(globals()))

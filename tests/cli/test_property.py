@@ -1,8 +1,5 @@
-#!/usr/bin/env python3
 """Random option combinations of snap-train on a9a never exit 0 with a model worse
 than a trivial one (issue 36; docs/reliability.md, "Random options").
-
-Usage: test_property.py --train PATH --predict PATH --convert PATH --data-dir DIR CASE
 
 Each run draws snap-train's options at random (solver type, loss and penalty,
 cost, tolerance, iterations, intercept, class weights, threads and their
@@ -23,7 +20,7 @@ import os
 import random
 import subprocess
 
-from test_snap_train import TOOLS, cases_in, check, dataset, main, ok, read_lines
+from conftest import check, dataset, ok, read_lines, snap, tool_path
 
 MAJORITY = 0.7637  # a9a.t: 12435 of 16281 rows are -1
 
@@ -89,13 +86,12 @@ def scores(truth, predicted):
     return accuracy, sum(recalls) / 2
 
 
-def case_random_options(data_dir, scratch):
-    a9a, a9a_t = dataset(data_dir, "a9a"), dataset(data_dir, "a9a.t")
+def test_random_options(scratch):
+    a9a, a9a_t = dataset("a9a"), dataset("a9a.t")
     paths = {"text": a9a, "test": a9a_t, "snap": os.path.join(scratch, "a9a.snap"),
              "chunked": os.path.join(scratch, "a9a_chunked.snap")}
-    ok(subprocess.run([TOOLS["convert"], a9a, paths["snap"]], capture_output=True, text=True))
-    ok(subprocess.run([TOOLS["convert"], "--chunk-rows", "2000", a9a, paths["chunked"]], capture_output=True,
-                      text=True))
+    ok(snap("convert", a9a, paths["snap"]))
+    ok(snap("convert", "--chunk-rows", "2000", a9a, paths["chunked"]))
     with open(a9a_t) as f:
         truth = [float(line.split(None, 1)[0]) for line in f if line.strip()]
     seed = int(os.environ.get("SNAPML_PROPERTY_SEED", "36"))
@@ -106,7 +102,7 @@ def case_random_options(data_dir, scratch):
     for run in range(runs):
         args, training, weighted = draw(rng, paths, scratch, run)
         model = os.path.join(scratch, f"m{run}")
-        command = [TOOLS["train"], *args, training, model]
+        command = [tool_path("snap-train"), *args, training, model]
         shown = " ".join(command)
         try:
             result = subprocess.run(command, capture_output=True, text=True, timeout=120)
@@ -119,7 +115,7 @@ def case_random_options(data_dir, scratch):
             check(not os.path.exists(model), f"run {run}: a refused run wrote a model: {shown}")
             continue
         out = os.path.join(scratch, f"p{run}")
-        predicted = ok(subprocess.run([TOOLS["predict"], "-q", a9a_t, model, out], capture_output=True, text=True))
+        predicted = ok(snap("predict", "-q", a9a_t, model, out))
         check(predicted.returncode == 0, f"run {run}: snap-predict failed on the model of {shown}")
         accuracy, balanced = scores(truth, [float(v) for v in read_lines(out)])
         if "stopped at --max-iter" in result.stderr:
@@ -134,6 +130,3 @@ def case_random_options(data_dir, scratch):
           "and said so")
     check(exits.get(0, 0) >= runs // 2, f"fewer than half the runs trained: {exits}")
 
-
-if __name__ == "__main__":
-    main(cases_in(globals()))

@@ -1,34 +1,20 @@
-#!/usr/bin/env python3
 """The command-line tools on hostile input and parameters (docs/reliability.md).
 
-Usage: test_reliability.py --train PATH --predict PATH --convert PATH --criteo-gen PATH CASE
-
-One ctest test per CASE (tests/cli/CMakeLists.txt). Each case checks the exit code
+One ctest test per test function (tests/cli/CMakeLists.txt). Each case checks the exit code
 and that the message names the file and the fix; none needs a shared dataset.
 """
-import argparse
 import os
 import subprocess
-import sys
-import tempfile
 
-from test_snap_train import check, expect_exit  # the same checks as the other tool tests
-
-TOOLS = {}  # "train", "predict", "convert", "criteo_gen": paths from the command line
+from conftest import check, expect_exit, run, tool_path, write
 
 
-def tool(name, *args, timeout=120, **kwargs):
-    return subprocess.run([TOOLS[name], *map(str, args)], capture_output=True, text=True, timeout=timeout,
-                          **kwargs)
+def tool(name, *args):
+    """run() of snap-<name>, or of snap-criteo-gen for "criteo_gen"."""
+    return run(tool_path("snap-" + name.replace("_", "-")), *args, timeout=120)
 
 
-def write(path, text):
-    with open(path, "w") as f:
-        f.write(text)
-    return path
-
-
-def case_feature_memory(scratch):
+def test_feature_memory(scratch):
     """A largest index that the memory cannot hold is refused, naming the file (exit 2)."""
     model = os.path.join(scratch, "model")
     # 69 bytes: 2^31 - 2 features in 100 one-vs-rest problems need over 3 TiB.
@@ -48,7 +34,7 @@ def case_feature_memory(scratch):
     expect_exit(tool("train", "-q", "-n", "1", "--max-memory", "1M", small, model), 0)
 
 
-def case_threads(scratch):
+def test_threads(scratch):
     """-n 100000 runs with the thread limit (a note unless -q) instead of crashing or hanging."""
     lines = [f"{1 if i % 2 else -1} 1:{i % 7} 3:1" for i in range(300)]
     data = write(os.path.join(scratch, "data.txt"), "\n".join(lines) + "\n")
@@ -61,7 +47,7 @@ def case_threads(scratch):
     expect_exit(tool("convert", "--threads", "100000", data, os.path.join(scratch, "data.snap")), 0, "using")
 
 
-def case_nonfinite_model(scratch):
+def test_nonfinite_model(scratch):
     """A model file with a NaN or infinite weight is refused naming file and line (exit 2)."""
     data = write(os.path.join(scratch, "data.txt"), "1 1:1 2:0.5\n-1 1:-1 2:0.25\n1 2:1\n-1 1:-0.5\n")
     for model_format in ("snapml", "liblinear"):
@@ -76,7 +62,7 @@ def case_nonfinite_model(scratch):
                     "(a finite number), found 'nan'")
 
 
-def case_criteo_gen_rows(scratch):
+def test_criteo_gen_rows(scratch):
     """A first row whose last row passes 2^63 - 1 is refused (exit 1) instead of writing nothing."""
     out = os.path.join(scratch, "rows.tsv")
     expect_exit(tool("criteo_gen", "--first-row", "9223372036854775800", "--rows", "10", "--output", out), 1,
@@ -89,21 +75,22 @@ def case_criteo_gen_rows(scratch):
         check(len(f.read().splitlines()) == 10, "the rows up to 2^63 - 1 were not all written")
 
 
-def case_control_bytes(scratch):
+def test_control_bytes(scratch):
     """NUL, escape sequences and other control bytes in the data reach the message escaped, whole."""
     data = os.path.join(scratch, "bad.txt")
     with open(data, "wb") as f:
         f.write(b"1 1:1\n-1 2:\x1b[31mred\x00tail\n")
-    result = subprocess.run([TOOLS["train"], "-q", data, os.path.join(scratch, "m")], capture_output=True)
+    result = subprocess.run([tool_path("snap-train"), "-q", data, os.path.join(scratch, "m")], capture_output=True)
     check(result.returncode == 2, f"exit {result.returncode}, expected 2: {result.stderr!r}")
     check(b"bad value '\\x1b[31mred\\x00tail'" in result.stderr, f"not escaped whole: {result.stderr!r}")
     check(all(b >= 0x20 for b in result.stderr.rstrip(b"\n")), f"a control byte in {result.stderr!r}")
     # A path with a control byte, in an I/O error.
-    result = subprocess.run([TOOLS["train"], "-q", os.path.join(scratch, "no\x1b[2Jfile")], capture_output=True)
+    result = subprocess.run([tool_path("snap-train"), "-q", os.path.join(scratch, "no\x1b[2Jfile")],
+                            capture_output=True)
     check(result.returncode == 3 and b"no\\x1b[2Jfile" in result.stderr, f"path not escaped: {result.stderr!r}")
 
 
-def case_gzip_trailing(scratch):
+def test_gzip_trailing(scratch):
     """Data after the last gzip member is an error naming where (as zcat); members concatenate."""
     import gzip
     text = "1 1:1 2:0.5\n-1 1:-1 2:0.25\n"
@@ -120,7 +107,7 @@ def case_gzip_trailing(scratch):
         check("classes 2 -1 1" in f.read(), "the second member's rows were not read")
 
 
-def case_parameter_ranges(scratch):
+def test_parameter_ranges(scratch):
     """Out-of-range and non-finite parameters are refused with the range in short form (exit 1)."""
     data = write(os.path.join(scratch, "data.txt"), "1 1:1 2:0.5\n-1 1:-1 2:0.25\n1 2:1\n-1 1:-0.5\n")
     model = os.path.join(scratch, "model")
@@ -139,7 +126,7 @@ def case_parameter_ranges(scratch):
     expect_exit(tool("train", "-q", "-c", "1e100", "-B", "1e100", data, model), 0)
 
 
-def case_outputs_checked_first(scratch):
+def test_outputs_checked_first(scratch):
     """Outputs that cannot be written fail before training and leave nothing; no output replaces an input."""
     data = write(os.path.join(scratch, "data.txt"), "1 1:1 2:0.5\n-1 1:-1 2:0.25\n1 2:1\n-1 1:-0.5\n")
     model = os.path.join(scratch, "model")
@@ -161,7 +148,7 @@ def case_outputs_checked_first(scratch):
     check(sorted(os.listdir(scratch)) == ["data.txt", "dir", "link.txt"], f"left behind: {os.listdir(scratch)}")
 
 
-def case_model_errors(scratch):
+def test_model_errors(scratch):
     """A model path that is a directory is an I/O error (3); unsorted classes name their line."""
     data = write(os.path.join(scratch, "data.txt"), "1 1:1 2:0.5\n-1 1:-1 2:0.25\n1 2:1\n-1 1:-0.5\n")
     os.mkdir(os.path.join(scratch, "dir"))
@@ -175,23 +162,3 @@ def case_model_errors(scratch):
     lines[at] = "classes 2 1 -1"
     bad = write(model + ".bad", "\n".join(lines))
     expect_exit(tool("predict", data, bad, out), 2, f"{bad}:{at + 1}: model: classes must be sorted and distinct")
-
-
-CASES = {name[len("case_"):]: fn for name, fn in globals().items() if name.startswith("case_")}
-
-
-def main():
-    parser = argparse.ArgumentParser()
-    for name in ("train", "predict", "convert", "criteo-gen"):
-        parser.add_argument(f"--{name}", required=True)
-    parser.add_argument("case", choices=sorted(CASES))
-    args = parser.parse_args()
-    TOOLS.update(train=os.path.abspath(args.train), predict=os.path.abspath(args.predict),
-                 convert=os.path.abspath(args.convert), criteo_gen=os.path.abspath(args.criteo_gen))
-    with tempfile.TemporaryDirectory(prefix="snapml-reliability-") as scratch:
-        CASES[args.case](scratch)
-    print(f"{args.case}: ok")
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,17 +1,12 @@
-#!/usr/bin/env python3
 """End-to-end tests of snap-train and snap-predict, against LIBLINEAR's own tools.
 
-Usage: test_snap_train.py --train PATH --predict PATH --convert PATH --data-dir DIR CASE
-
-One ctest test per CASE (tests/cli/CMakeLists.txt). A missing shared dataset or a
-missing liblinear-train / liblinear-predict (Debian liblinear-tools) skips the case
-(exit 77) unless CI=true, where it fails. SNAPML_DATA_DIR overrides --data-dir.
-Every training run uses at most two threads (-n 2), so the whole file stays
-within about two minutes on two cores.
+One ctest test per test function (tests/cli/CMakeLists.txt); tests/conftest.py
+finds the tools and the datasets. A missing shared dataset or a missing
+liblinear-train / liblinear-predict (Debian liblinear-tools) skips the test
+unless CI=true, where it fails. Every training run uses at most two threads
+(-n 2), so the whole file stays within about two minutes on two cores.
 """
-import argparse
 import csv
-import math
 import os
 import pty
 import random
@@ -19,60 +14,17 @@ import re
 import select
 import shutil
 import subprocess
-import sys
-import tempfile
 
-SKIP = 77
-TOOLS = {}  # "train", "predict", "convert": paths from the command line
-
-
-def skip(message):
-    if os.environ.get("CI") == "true":
-        raise AssertionError(message)
-    print(f"SKIP: {message}")
-    sys.exit(SKIP)
-
-
-def check(condition, message):
-    if not condition:
-        raise AssertionError(message)
-
-
-def run(program, *args, cwd=None, timeout=300):
-    return subprocess.run([program, *map(str, args)], capture_output=True, text=True, timeout=timeout, cwd=cwd)
-
-
-def snap(tool, *args, **kwargs):
-    return run(TOOLS[tool], *args, **kwargs)
+from conftest import check, dataset, expect_exit, ok, read_lines, run, skip_or_fail, snap, tool_path, write
 
 
 def liblinear(tool, *args):
     program = shutil.which(f"liblinear-{tool}")
     if program is None:
-        skip(f"liblinear-{tool} not found (apt-get install liblinear-tools)")
+        skip_or_fail(f"liblinear-{tool} not found (apt-get install liblinear-tools)")
     result = run(program, *args)
     check(result.returncode == 0, f"liblinear-{tool} {args} failed: {result.stdout} {result.stderr}")
     return result
-
-
-def expect_exit(result, code, *fragments, stream="stderr"):
-    text = getattr(result, stream)
-    check(result.returncode == code,
-          f"exit {result.returncode}, expected {code}\nstdout: {result.stdout}\nstderr: {result.stderr}")
-    for fragment in fragments:
-        check(fragment in text, f"{fragment!r} not in {stream}: {text!r}")
-    return result
-
-
-def ok(result):
-    return expect_exit(result, 0, stream="stdout")
-
-
-def dataset(data_dir, name):
-    path = os.path.join(data_dir, name)
-    if not os.path.exists(path):
-        skip(f"dataset {name} missing in {data_dir}")
-    return path
 
 
 def accuracy_of(output):
@@ -92,12 +44,6 @@ def split(path, scratch, name, test_fraction, seed=0):
         for line in source:
             (b if generator.random() < test_fraction else a).write(line)
     return train, test
-
-
-def write(path, text):
-    with open(path, "w") as f:
-        f.write(text)
-    return path
 
 
 def regression_file(scratch, rows=400, features=8, seed=3):
@@ -123,11 +69,6 @@ def three_class_file(scratch, rows=300, seed=5):
         cx, cy = centres[label]
         lines.append(f"{label} 1:{cx + generator.gauss(0, 1):.5f} 2:{cy + generator.gauss(0, 1):.5f}")
     return write(os.path.join(scratch, "three.svm"), "\n".join(lines) + "\n")
-
-
-def read_lines(path):
-    with open(path) as f:
-        return f.read().splitlines()
 
 
 def same_predictions(ours, theirs):
@@ -163,21 +104,21 @@ def compare_with_liblinear(train_file, test_file, scratch, solver, tolerance_poi
           f"-s {solver}: snapml {ours_accuracy}% vs LIBLINEAR {theirs_accuracy}%, more than {tolerance_points} apart")
 
 
-def case_a9a(data_dir, scratch):
-    compare_with_liblinear(dataset(data_dir, "a9a"), dataset(data_dir, "a9a.t"), scratch, "7", 0.2)
+def test_a9a(scratch):
+    compare_with_liblinear(dataset("a9a"), dataset("a9a.t"), scratch, "7", 0.2)
 
 
-def case_w8a_mushrooms(data_dir, scratch):
-    train, test = split(dataset(data_dir, "w8a"), scratch, "w8a", 0.25)
+def test_w8a_mushrooms(scratch):
+    train, test = split(dataset("w8a"), scratch, "w8a", 0.25)
     compare_with_liblinear(train, test, scratch, "3", 0.2)
-    train, test = split(dataset(data_dir, "mushrooms"), scratch, "mushrooms", 0.25)  # labels 1 and 2
+    train, test = split(dataset("mushrooms"), scratch, "mushrooms", 0.25)  # labels 1 and 2
     compare_with_liblinear(train, test, scratch, "1", 0.2)
 
 
-def case_news20(data_dir, scratch):
+def test_news20(scratch):
     # LIBLINEAR -s 7 needs several minutes on news20 here, so the bar is fixed:
     # one-vs-rest logistic regression scores about 83% on a random 20% hold-out.
-    train, test = split(dataset(data_dir, "news20.multiclass"), scratch, "news20", 0.2)
+    train, test = split(dataset("news20.multiclass"), scratch, "news20", 0.2)
     model = os.path.join(scratch, "news20.model")
     result = ok(snap("train", "-s", "7", "-e", "0.01", "-n", "2", "--test", test, train, model))
     check("20 problems (one-vs-rest)" in result.stdout, result.stdout)
@@ -187,8 +128,8 @@ def case_news20(data_dir, scratch):
 
 # ---- options -----------------------------------------------------------------
 
-def case_cross_validation(data_dir, scratch):
-    a9a = dataset(data_dir, "a9a")
+def test_cross_validation(scratch):
+    a9a = dataset("a9a")
     ours = expect_exit(snap("train", "-s", "7", "-v", "5", "-n", "2", "-q", a9a, cwd=scratch), 0,
                        "Cross Validation Accuracy = ", stream="stdout").stdout
     theirs = liblinear("train", "-s", "7", "-v", "5", "-q", a9a).stdout
@@ -205,8 +146,8 @@ def case_cross_validation(data_dir, scratch):
     expect_exit(snap("train", "-v", "3", regression, os.path.join(scratch, "m")), 1, "saves no model")
 
 
-def case_probability_output(data_dir, scratch):
-    heart = dataset(data_dir, "heart_scale")
+def test_probability_output(scratch):
+    heart = dataset("heart_scale")
     ours, theirs = os.path.join(scratch, "ours.model"), os.path.join(scratch, "theirs.model")
     ok(snap("train", "-s", "0", "-B", "1", "-n", "1", heart, ours))
     liblinear("train", "-q", "-s", "0", "-B", "1", heart, theirs)
@@ -230,9 +171,9 @@ def case_probability_output(data_dir, scratch):
     expect_exit(snap("predict", "-b", "2", heart, hinge, ours_out), 1, "-b")
 
 
-def case_model_format_liblinear(data_dir, scratch):
+def test_model_format_liblinear(scratch):
     # Our model in LIBLINEAR's format: liblinear-predict gives our predictions.
-    a9a, a9a_t = dataset(data_dir, "a9a"), dataset(data_dir, "a9a.t")
+    a9a, a9a_t = dataset("a9a"), dataset("a9a.t")
     model = os.path.join(scratch, "a9a.liblinear")
     ok(snap("train", "-s", "7", "-B", "1", "-n", "2", "--model-format", "liblinear", a9a, model))
     check(read_lines(model)[0] == "solver_type L2R_LR_DUAL", "not LIBLINEAR's model format")
@@ -252,9 +193,9 @@ def case_model_format_liblinear(data_dir, scratch):
     check(same_predictions(ours, theirs), "multiclass -b 1 outputs differ")
 
 
-def case_liblinear_model_input(data_dir, scratch):
+def test_liblinear_model_input(scratch):
     # LIBLINEAR's models: snap-predict predicts exactly what liblinear-predict does.
-    a9a, a9a_t = dataset(data_dir, "a9a"), dataset(data_dir, "a9a.t")
+    a9a, a9a_t = dataset("a9a"), dataset("a9a.t")
     three = three_class_file(scratch)
     for train_file, test_file, args in ((a9a, a9a_t, ["-s", "7"]), (a9a, a9a_t, ["-s", "1", "-B", "1"]),
                                         (three, three, ["-s", "0"]), (three, three, ["-s", "3", "-B", "1"])):
@@ -275,8 +216,8 @@ def case_liblinear_model_input(data_dir, scratch):
     check(read_lines(ours)[0] == "labels 3 1 2", f"header {read_lines(ours)[0]!r}")
 
 
-def case_history(data_dir, scratch):
-    heart = dataset(data_dir, "heart_scale")
+def test_history(scratch):
+    heart = dataset("heart_scale")
     history, model = os.path.join(scratch, "history.csv"), os.path.join(scratch, "m")
     result = ok(snap("train", "-s", "7", "-e", "0.01", "-n", "1", "--history", history, heart, model))
     rows = read_history(history)
@@ -339,13 +280,13 @@ def read_pty(fd, process):
     return b"".join(chunks).decode(errors="replace")
 
 
-def case_progress(data_dir, scratch):
-    w8a = dataset(data_dir, "w8a")
+def test_progress(scratch):
+    w8a = dataset("w8a")
     model = os.path.join(scratch, "m")
 
     def on_terminal(*flags):
         controller, terminal = pty.openpty()
-        process = subprocess.Popen([TOOLS["train"], *flags, "-s", "1", "-n", "1", w8a, model],
+        process = subprocess.Popen([tool_path("snap-train"), *flags, "-s", "1", "-n", "1", w8a, model],
                                    stdout=subprocess.PIPE, stderr=terminal, text=True)
         os.close(terminal)
         stderr = read_pty(controller, process)
@@ -364,7 +305,7 @@ def case_progress(data_dir, scratch):
     check("\r" not in result.stderr and "epoch " not in result.stderr, f"progress in a pipe: {result.stderr!r}")
 
 
-def case_regression(data_dir, scratch):
+def test_regression(scratch):
     regression = regression_file(scratch)
     model, out = os.path.join(scratch, "reg.model"), os.path.join(scratch, "reg.out")
     result = ok(snap("train", "-s", "11", "-B", "1", "-n", "1", "--test", regression, regression, model))
@@ -398,8 +339,8 @@ def model_numbers(lines):
     return numbers
 
 
-def case_options(data_dir, scratch):
-    heart = dataset(data_dir, "heart_scale")
+def test_options(scratch):
+    heart = dataset("heart_scale")
     model = os.path.join(scratch, "m")
     # The default model file is the training file's name + .model in the current directory.
     ok(snap("train", "-q", "-n", "1", heart, cwd=scratch))
@@ -455,7 +396,7 @@ def case_options(data_dir, scratch):
     expect_exit(snap("train", "-wx", "2", heart, model), 1, "label 'x' is not a number")
     expect_exit(snap("train", "-w7", "2", heart, model), 1, "label 7")
     # --class-weight balanced: w8a has 3% positives, balanced weights find more of them.
-    train, test = split(dataset(data_dir, "w8a"), scratch, "w8a", 0.25)
+    train, test = split(dataset("w8a"), scratch, "w8a", 0.25)
     positives = {}
     for flags in ([], ["--class-weight", "balanced"]):
         ok(snap("train", "-q", "-s", "7", "-e", "0.01", "-n", "2", *flags, train, model))
@@ -464,7 +405,7 @@ def case_options(data_dir, scratch):
     check(positives[True] > 2 * positives[False], f"balanced weights predicted positives: {positives}")
     # --format: binary files are recognised by extension or magic, or forced.
     converted = os.path.join(scratch, "heart.snap")
-    ok(run(TOOLS["convert"], heart, converted))
+    ok(run(tool_path("snap-convert"), heart, converted))
     renamed = os.path.join(scratch, "heart.bin")
     shutil.copy(converted, renamed)
     for path, flags in ((converted, []), (renamed, []), (renamed, ["--format", "binary"])):
@@ -491,10 +432,10 @@ def case_options(data_dir, scratch):
     check(not os.path.isfile("/dev/null"), "/dev/null is still a device")
 
 
-def case_l1_solvers(data_dir, scratch):
+def test_l1_solvers(scratch):
     """-s 6 trains by newGLMNET, --solver cd by coordinate descent: the same optimum;
     --l1-ratio mixes in the L2 part (fewer zeros); its misuse exits 1."""
-    heart = dataset(data_dir, "heart_scale")
+    heart = dataset("heart_scale")
     model = os.path.join(scratch, "m")
 
     def weights(*args):
@@ -516,10 +457,10 @@ def case_l1_solvers(data_dir, scratch):
     expect_exit(snap("train", "-s", "7", "--solver", "cd", heart, model), 1, "solver cd")
 
 
-def case_find_C(data_dir, scratch):
+def test_find_C(scratch):
     """-C: LIBLINEAR's search for C, warm-started along the path; its lines, the best,
     and each C's rate equal to a cold -v run at that C (tight tolerance)."""
-    heart = dataset(data_dir, "heart_scale")
+    heart = dataset("heart_scale")
     common = ("-s", "0", "-B", "1", "-n", "2", "-v", "3", "-e", "1e-8")
     result = ok(snap("train", "-C", *common, "-c", "0.25", heart))
     rates = [(float(m.group(1)), float(m.group(2)))
@@ -550,7 +491,7 @@ def through_pipe(tool, source, *args):
     """Runs `cat source | tool ... /dev/stdin ...`; args holds "-" where the data
     path goes."""
     cat = subprocess.Popen(["cat", source], stdout=subprocess.PIPE)
-    argv = [TOOLS[tool], *["/dev/stdin" if a == "-" else str(a) for a in args]]
+    argv = [tool_path(f"snap-{tool}"), *["/dev/stdin" if a == "-" else str(a) for a in args]]
     result = subprocess.run(argv, stdin=cat.stdout, capture_output=True, text=True, timeout=300)
     cat.stdout.close()
     cat.wait()
@@ -568,7 +509,7 @@ def through_fifo(tool, source, fifo, *args):
     writer = threading.Thread(target=feed, daemon=True)
     writer.start()
     try:
-        return run(TOOLS[tool], *[fifo if a == "-" else a for a in args], timeout=120)
+        return run(tool_path(f"snap-{tool}"), *[fifo if a == "-" else a for a in args], timeout=120)
     finally:
         writer.join(timeout=5)
         os.unlink(fifo)
@@ -581,11 +522,11 @@ def model_text(path):
         return "".join(line for line in f if not line.startswith("index_base "))
 
 
-def case_pipes(data_dir, scratch):
+def test_pipes(scratch):
     """A training or test file on a pipe or FIFO reads as the file itself: the path
     is opened once, so no byte is lost (docs/cli.md)."""
     import gzip
-    heart = dataset(data_dir, "heart_scale")  # 27 KB: past the 8 KiB a second open lost
+    heart = dataset("heart_scale")  # 27 KB: past the 8 KiB a second open lost
     compressed = os.path.join(scratch, "heart.svm.gz")
     with open(heart, "rb") as f, gzip.open(compressed, "wb") as g:
         g.write(f.read())
@@ -615,7 +556,7 @@ def case_pipes(data_dir, scratch):
                 "/dev/stdin", "pass a regular file")
 
 
-def case_bad_input(data_dir, scratch):
+def test_bad_input(scratch):
     bad = write(os.path.join(scratch, "bad.svm"), "+1 1:0.5 3:1\n-1 2:0.25\n+1 4:abc\n")
     model = os.path.join(scratch, "m")
     expect_exit(snap("train", bad, model), 2, "snap-train: ", f"{bad}:3:")
@@ -631,7 +572,7 @@ def case_bad_input(data_dir, scratch):
     expect_exit(snap("train", one_class, model), 1, "at least two distinct labels")
 
 
-def case_missing_file(data_dir, scratch):
+def test_missing_file(scratch):
     missing = os.path.join(scratch, "no-such-file.svm")
     good = write(os.path.join(scratch, "good.svm"), "+1 1:0.5 3:1\n-1 2:0.25\n")
     model = os.path.join(scratch, "m")
@@ -644,7 +585,7 @@ def case_missing_file(data_dir, scratch):
     expect_exit(snap("train", good, os.path.join(scratch, "no-dir", "m")), 3, "no-dir")
 
 
-def case_bad_usage(data_dir, scratch):
+def test_bad_usage(scratch):
     good = write(os.path.join(scratch, "good.svm"), "+1 1:0.5 3:1\n-1 2:0.25\n")
     model = os.path.join(scratch, "m")
     expect_exit(snap("train"), 1, "training_file is required")
@@ -669,28 +610,3 @@ def case_bad_usage(data_dir, scratch):
     expect_exit(snap("train", "--help"), 0, "Usage:", "--max-memory", "--weight", stream="stdout")
     expect_exit(snap("predict", good, model), 1, "output_file is required")
     expect_exit(snap("predict", "--help"), 0, "Usage:", "-b", stream="stdout")
-
-
-def cases_in(namespace):
-    """A script's test cases: its case_NAME functions by NAME."""
-    return {name[len("case_"):]: fn for name, fn in namespace.items() if name.startswith("case_")}
-
-
-def main(cases):
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--train", required=True)
-    parser.add_argument("--predict", required=True)
-    parser.add_argument("--convert", required=True)
-    parser.add_argument("--data-dir", required=True)
-    parser.add_argument("case", choices=sorted(cases))
-    args = parser.parse_args()
-    TOOLS.update(train=os.path.abspath(args.train), predict=os.path.abspath(args.predict),
-                 convert=os.path.abspath(args.convert))
-    data_dir = os.environ.get("SNAPML_DATA_DIR") or args.data_dir
-    with tempfile.TemporaryDirectory(prefix="snap-train-test-") as scratch:
-        cases[args.case](data_dir, scratch)
-    print(f"{args.case}: ok")
-
-
-if __name__ == "__main__":
-    main(cases_in(globals()))

@@ -1,19 +1,17 @@
-#!/usr/bin/env python3
 """snap-train's GPU options on any machine: --gpu trains on a GPU or fails clearly
 (exit 1, nothing saved), --max-gpu-memory, and the CPU tools' independence of the
 CUDA libraries (the GPU backend is a plugin). Run by ctest as cli.snap_train.gpu
-and cli.snap_train.gpu_plugin, with test_snap_train.py's options and helpers."""
+and cli.snap_train.gpu_plugin."""
 
 import os
 import re
 import shutil
-import subprocess
 
-from test_snap_train import TOOLS, cases_in, check, dataset, expect_exit, main, run, snap
+from conftest import check, dataset, expect_exit, run, snap, tool_path
 
 
-def case_gpu(data_dir, scratch):
-    heart = dataset(data_dir, "heart_scale")
+def test_gpu(scratch):
+    heart = dataset("heart_scale")
     model = os.path.join(scratch, "m")
     result = snap("train", "--gpu", "-n", "1", heart, model)
     has_gpu = shutil.which("nvidia-smi") and run("nvidia-smi", "-L").returncode == 0
@@ -49,24 +47,20 @@ def case_gpu(data_dir, scratch):
               f"unclear --max-gpu-memory error: {tiny.stderr!r}")
 
 
-def case_gpu_plugin(data_dir, scratch):
+def test_gpu_plugin(scratch):
     """The CPU tools do not link the CUDA libraries: the GPU backend is a plugin
     loaded on the first GPU request (snapml/impl/gpu_backend.h), and a missing plugin
     is an error naming where it was looked for."""
     for tool in ("train", "predict", "convert"):
-        libraries = run("ldd", TOOLS[tool]).stdout
+        libraries = run("ldd", tool_path(f"snap-{tool}")).stdout
         for cuda in ("libcudart", "libcublas", "libcusparse"):
             check(cuda not in libraries, f"snap-{tool} links {cuda}: {libraries}")
-    heart = dataset(data_dir, "heart_scale")
+    heart = dataset("heart_scale")
     model = os.path.join(scratch, "m")
     missing = "/no/such/dir/libsnapml_gpu.so"
-    result = subprocess.run([TOOLS["train"], "--gpu", heart, model], capture_output=True, text=True, timeout=300,
-                            env={**os.environ, "SNAPML_GPU_BACKEND": missing})
+    result = snap("train", "--gpu", heart, model, env={"SNAPML_GPU_BACKEND": missing})
     check(result.returncode == 1, f"--gpu without its plugin: exit {result.returncode}: {result.stderr}")
     check(missing in result.stderr or "no CUDA backend" in result.stderr,
           f"--gpu without its plugin does not say where it looked: {result.stderr!r}")
     check(not os.path.exists(model), "a failed --gpu run saved a model")
 
-
-if __name__ == "__main__":
-    main(cases_in(globals()))

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DATA_DIR, REPO, dataset_path
+from conftest import REPO, dataset_path, mpirun_env
 
 SKIPPED = {
     "bash examples/quickstart.sh": "installs system packages and builds the tools (minutes); "
@@ -67,13 +67,8 @@ def scratch(tmp_path_factory):
 
 
 def _environment():
-    env = dict(os.environ)
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMP_WAIT_POLICY="passive",
-               SNAPML_DATA_DIR=str(DATA_DIR))
-    for name in ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "SLURM_NTASKS"):
-        env.pop(name, None)
-    return env
+    """mpirun_env() (the documented commands run mpirun too) with the package's tools first on PATH."""
+    return mpirun_env(PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
 
 
 @pytest.mark.parametrize("commands", list(_blocks()))

@@ -5,19 +5,14 @@ compares its model with a one-process fit on all rows. It skips when mpirun is
 missing or snap_ml was built without MPI, and fails instead under CI=true.
 """
 
-import os
-import shutil
 import subprocess
 import sys
 
 import numpy as np
 import pytest
 
-from conftest import DATA_DIR, REPO, dataset_path
+from conftest import LAUNCHER_VARIABLES, REPO, dataset_path, mpirun_command, mpirun_env, skip_or_fail
 from snap_ml import LinearRegression, LogisticRegression, SupportVectorMachine, _core, mpi_world
-
-LAUNCHER_VARIABLES = ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "SLURM_NTASKS")
-
 
 @pytest.fixture
 def no_launcher(monkeypatch):
@@ -55,32 +50,23 @@ def test_bad_distributed_value(value):
         LogisticRegression(distributed=value).fit(X, y)
 
 
-def _skip_or_fail(message):
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(message)
-    pytest.skip(message)
-
-
-def _mpirun_env():
-    env = {k: v for k, v in os.environ.items() if k not in LAUNCHER_VARIABLES}
-    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-               OMP_WAIT_POLICY="passive", SNAPML_DATA_DIR=str(DATA_DIR))
-    return env
+def mpirun_of_an_mpi_build():
+    """mpirun_command(), for a snap_ml built with MPI (skips, or fails under CI=true)."""
+    command = mpirun_command()
+    if not _core.built_with_mpi:
+        skip_or_fail("snap_ml was built without MPI (reinstall where libopenmpi-dev is installed)")
+    return command
 
 
 def test_mpirun_two_ranks_match_one_process(tmp_path):
-    mpirun = shutil.which("mpirun")
-    if mpirun is None:
-        _skip_or_fail("mpirun not found (apt-get install openmpi-bin libopenmpi-dev)")
-    if not _core.built_with_mpi:
-        _skip_or_fail("snap_ml was built without MPI (reinstall where libopenmpi-dev is installed)")
+    mpirun = mpirun_of_an_mpi_build()
     dataset_path("a9a")
     dataset_path("a9a.t")
-    env = _mpirun_env()
+    env = mpirun_env()
     example = str(REPO / "examples" / "mpi_logreg.py")
     common = ["--tol", "1e-4", "--max-iter", "5000"]
     runs = {}
-    for name, launcher in (("one", []), ("two", [mpirun, "--oversubscribe", "-n", "2"])):
+    for name, launcher in (("one", []), ("two", [*mpirun, "-n", "2"])):
         out = tmp_path / f"{name}.npz"
         done = subprocess.run(launcher + [sys.executable, example, *common, "--out", str(out)],
                               env=env, capture_output=True, text=True, timeout=400)
@@ -101,22 +87,18 @@ def test_mpirun_ranks_fit_their_share_of_a_snap_file(tmp_path):
     stream the whole file (which needs 776 KB: two 254 KB chunk buffers and 16 bytes
     for each of its 32,561 rows), enough for a rank's half. So each rank plans and
     streams only its share, and the model is the one-process fit's."""
-    mpirun = shutil.which("mpirun")
-    if mpirun is None:
-        _skip_or_fail("mpirun not found (apt-get install openmpi-bin libopenmpi-dev)")
-    if not _core.built_with_mpi:
-        _skip_or_fail("snap_ml was built without MPI (reinstall where libopenmpi-dev is installed)")
+    mpirun = mpirun_of_an_mpi_build()
     from snap_ml import datasets
     X, y = datasets.load_svmlight_file(dataset_path("a9a"), n_features=123)
     dataset_path("a9a.t")
     snap = tmp_path / "a9a.snap"
     datasets.dump(X, y, snap, chunk_rows=1000)  # 33 chunks, 4 MB
-    env = _mpirun_env()
+    env = mpirun_env()
     example = str(REPO / "examples" / "mpi_logreg.py")
     common = ["--tol", "1e-4", "--max-iter", "5000", "--snap", str(snap)]
     runs = {}
     for name, launcher, budget in (("one", [], []),
-                                   ("two", [mpirun, "--oversubscribe", "-n", "2"], ["--max-memory", "600k"])):
+                                   ("two", [*mpirun, "-n", "2"], ["--max-memory", "600k"])):
         out = tmp_path / f"{name}.npz"
         done = subprocess.run(launcher + [sys.executable, example, *common, *budget, "--out", str(out)],
                               env=env, capture_output=True, text=True, timeout=400)

@@ -6,16 +6,14 @@ job instead of leaving the other rank waiting. Every run has a timeout: a hang
 fails the test. Skips without mpirun or an MPI build (fails under CI=true).
 """
 
-import shutil
 import subprocess
 import sys
 import textwrap
 
 import pytest
 
-from conftest import dataset_path
-from snap_ml import _core
-from test_mpi_python import _mpirun_env, _skip_or_fail
+from conftest import dataset_path, mpirun_env
+from test_mpi_python import mpirun_of_an_mpi_build
 
 PRELUDE = """
 import sys
@@ -27,27 +25,18 @@ rank, size = mpi_world()
 """
 
 
-def _mpirun():
-    mpirun = shutil.which("mpirun")
-    if mpirun is None:
-        _skip_or_fail("mpirun not found (apt-get install openmpi-bin libopenmpi-dev)")
-    if not _core.built_with_mpi:
-        _skip_or_fail("snap_ml was built without MPI (reinstall where libopenmpi-dev is installed)")
-    return [mpirun, "--oversubscribe"]
-
-
 def _run(tmp_path, body, *ranks_arguments, timeout=120):
     """Runs PRELUDE + body on one rank per entry of ranks_arguments (an MPMD
     launch, each rank with its own extra arguments); returns (exit code, output)."""
     script = tmp_path / "script.py"
     script.write_text(PRELUDE + textwrap.dedent(body))
-    command = _mpirun()
+    command = mpirun_of_an_mpi_build()
     for i, arguments in enumerate(ranks_arguments):
         if i:
             command.append(":")
         command += ["-n", "1", sys.executable, str(script), str(dataset_path("heart_scale")), *arguments]
     try:
-        done = subprocess.run(command, env=_mpirun_env(), capture_output=True, text=True, timeout=timeout)
+        done = subprocess.run(command, env=mpirun_env(), capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired as hung:
         pytest.fail(f"mpirun did not end within {timeout} s: a rank was left waiting\n{hung.stdout}{hung.stderr}")
     return done.returncode, done.stdout + done.stderr

@@ -2,11 +2,9 @@
 kOpenMPSpinCount): libgomp reads GOMP_SPINCOUNT when the package loads _core, and
 the variable is gone from the environment afterwards; a value the user set wins."""
 
-import os
-import subprocess
 import sys
 
-import snap_ml
+from conftest import libgomp_spin_counts
 from snap_ml import _core, _openmp_wait
 
 
@@ -17,13 +15,9 @@ def test_the_python_spin_count_is_the_cores():
 def libgomp_settings(**env):
     """Every libgomp's GOMP_SPINCOUNT as it displays it at start (OMP_DISPLAY_ENV),
     importing snap_ml in a fresh interpreter, and the variable after the import."""
-    environment = {k: v for k, v in os.environ.items() if k not in ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY")}
-    environment.update(env, OMP_DISPLAY_ENV="verbose")
     code = "import os, snap_ml; print('after', os.environ.get('GOMP_SPINCOUNT'))"
-    result = subprocess.run([sys.executable, "-c", code], env=environment, capture_output=True, text=True,
-                            check=True)
-    shown = [line.split("=", 1)[1].strip().strip("'") for line in result.stderr.splitlines()
-             if line.strip().startswith("GOMP_SPINCOUNT")]
+    shown, result = libgomp_spin_counts([sys.executable, "-c", code], **env)
+    assert result.returncode == 0, result.stderr
     return shown, result.stdout.split()[-1]
 
 

@@ -17,8 +17,8 @@ from xml.etree import ElementTree
 
 import pytest
 
-from test_mpi_python import _mpirun_env
-from test_mpi_safety import _mpirun
+from conftest import mpirun_env
+from test_mpi_python import mpirun_of_an_mpi_build
 
 SCRIPTS = ("pipeline or grid_search or cross_val_score or pickle or pandas or "
            "multiclass_matches_sklearn_default or snap_ml_example or launched_as_a_rank")
@@ -26,14 +26,14 @@ SCRIPTS = ("pipeline or grid_search or cross_val_score or pickle or pandas or "
 
 def test_user_scripts_pass_on_every_rank(tmp_path):
     here = Path(__file__).parent
-    env = _mpirun_env()
+    env = mpirun_env()
     env["SNAPML_TEST_MPI_RANKS"] = "2"
     # Each rank writes its own JUnit report (OpenMPI names the rank in
     # OMPI_COMM_WORLD_RANK): the ranks' terminal lines interleave on one pipe.
     pytest_command = shlex.join([sys.executable, "-m", "pytest", "-q", "--color=no", "-p", "no:cacheprovider",
                                  str(here / "test_sklearn_user.py"), "-k", f"({SCRIPTS}) and not a9a"])
     report = shlex.quote(str(tmp_path / "rank-"))
-    command = _mpirun() + ["-n", "2", "sh", "-c",
+    command = mpirun_of_an_mpi_build() + ["-n", "2", "sh", "-c",
                            f"{pytest_command} --junitxml={report}$OMPI_COMM_WORLD_RANK.xml"]
     try:
         done = subprocess.run(command, env=env, cwd=here, capture_output=True, text=True, timeout=300)

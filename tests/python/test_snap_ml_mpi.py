@@ -6,7 +6,6 @@ fail instead under CI=true (as test_mpi_python.py's).
 """
 
 import os
-import shutil
 import subprocess
 import sys
 
@@ -17,12 +16,12 @@ from sklearn.base import clone
 from sklearn.metrics import log_loss as sklearn_log_loss
 
 import snap_ml_mpi
-from conftest import REPO, dataset_path, load_dataset
+from conftest import REPO, dataset_path, load_dataset, mpirun_env
 from snap_ml import LogisticRegression as SnapLogisticRegression
 from snap_ml import _core, datasets
 from snap_ml_mpi import Loaders, Metrics
 from snap_ml_mpi.Loaders import agreed_columns, read_share
-from test_mpi_python import _mpirun_env, _skip_or_fail
+from test_mpi_python import mpirun_of_an_mpi_build
 
 SEED = REPO / "examples" / "snap_ml_mpi_seed.py"
 
@@ -62,12 +61,8 @@ def _run(launcher, script, env):
 
 @pytest.mark.parametrize("kind", ["libsvm", "snap", "rbf"])
 def test_seed_example_under_mpirun_gives_the_one_process_answer(tmp_path, kind):
-    mpirun = shutil.which("mpirun")
-    if mpirun is None:
-        _skip_or_fail("mpirun not found (apt-get install openmpi-bin libopenmpi-dev)")
-    if not _core.built_with_mpi:
-        _skip_or_fail("snap_ml was built without MPI (reinstall where libopenmpi-dev is installed)")
-    env = _mpirun_env()
+    mpirun = mpirun_of_an_mpi_build()
+    env = mpirun_env()
     script = _seed_script(tmp_path)
     if kind == "snap":
         # The same script on .snap files (Loaders.load_from_snap_format): each rank
@@ -90,7 +85,7 @@ def test_seed_example_under_mpirun_gives_the_one_process_answer(tmp_path, kind):
         script.write_text(text.replace("num_threads=128)", "num_threads=128, kernel='rbf', gamma=0.05, "
                                                            "n_components=200, random_state=1)"))
     one = _run([], script, env)
-    two = _run([mpirun, "--oversubscribe", "-n", "2"], script, env)
+    two = _run([*mpirun, "-n", "2"], script, env)
     assert len(two["log loss"]) == 2 and len(set(two["log loss"])) == 1  # every rank: all rows' metric
     # Both fits certify their objective within tol = 1e-3 of the optimum (the
     # duality gap): their test metrics agree to about that.
