@@ -212,32 +212,6 @@ TEST(CdL1Cpu, RefusesWhatItDoesNotSolve) {
   }
 }
 
-TEST(CdL1Cpu, TrainSelectsItAndKeepsTheIntercept) {
-  RandomProblemOptions o;
-  o.positive_label = 3.0;
-  o.negative_label = 1.0;
-  const Dataset data = random_problem(o);
-  TrainParameters t;
-  t.penalty = Penalty::L1;
-  t.solver = SolverChoice::CoordinateDescent;  // newGLMNET is the default for the logistic loss
-  t.C = 0.5;
-  t.tol = 1e-8;
-  t.intercept_scaling = 2.0;
-  t.threads = 1;
-  const TrainResult trained = train(data, t);
-  SolverParameters p = tight(LossKind::Logistic, 0.5);
-  p.tol = 1e-8;
-  p.positive_label = 3.0;
-  p.intercept_scaling = 2.0;
-  p.seed = 0;
-  const Fit direct = fit(data, p);
-  const std::vector<double>& w = direct.state.weights;
-  EXPECT_EQ(std::vector<double>(trained.model.coef.begin(), trained.model.coef.end()),
-            std::vector<double>(w.begin(), w.end() - 1));
-  EXPECT_EQ(trained.model.intercept[0], 2.0 * w.back());
-  EXPECT_TRUE(trained.fits[0].converged);
-}
-
 // LIBLINEAR's -s 6 / -s 5 with -e 1e-8 on heart_scale: both objectives, computed
 // here from the two weight vectors, agree to 1e-6 relative.
 bool have_liblinear() { return std::system("command -v liblinear-train >/dev/null 2>&1") == 0; }

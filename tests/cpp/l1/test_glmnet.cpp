@@ -245,40 +245,6 @@ TEST(GlmnetCpu, RefusesWhatItDoesNotSolve) {
   }
 }
 
-TEST(GlmnetCpu, TrainSelectsItForLogisticAndCdForSquaredHinge) {
-  RandomProblemOptions o;
-  o.positive_label = 3.0;
-  o.negative_label = 1.0;
-  const Dataset data = random_problem(o);
-  TrainParameters t;
-  t.penalty = Penalty::L1;
-  t.l1_ratio = 0.6;
-  t.C = 0.5;
-  t.tol = 1e-8;
-  t.intercept_scaling = 2.0;
-  t.threads = 1;
-  const TrainResult trained = train(data, t);
-  SolverParameters p = tight(LossKind::Logistic, 0.5, 0.6);
-  p.tol = 1e-8;
-  p.positive_label = 3.0;
-  p.intercept_scaling = 2.0;
-  p.seed = 0;
-  const Fit direct = fit(data, p);
-  const std::vector<double>& w = direct.state.weights;
-  EXPECT_EQ(std::vector<double>(trained.model.coef.begin(), trained.model.coef.end()),
-            std::vector<double>(w.begin(), w.end() - 1));
-  EXPECT_EQ(trained.model.intercept[0], 2.0 * w.back());
-
-  t.loss = LossKind::SquaredHinge;
-  t.l1_ratio = 1.0;
-  const TrainResult hinge = train(data, t);
-  p.loss = LossKind::SquaredHinge;
-  p.l1_ratio = 1.0;
-  const Fit cd = fit_once(*make_cd_l1_cpu_solver(p), data);
-  EXPECT_EQ(std::vector<double>(hinge.model.coef.begin(), hinge.model.coef.end()),
-            std::vector<double>(cd.state.weights.begin(), cd.state.weights.end() - 1));
-}
-
 // a9a at C = 1 against LIBLINEAR -s 6, both at -e 1e-4 (LIBLINEAR's lands within
 // 5e-5 of its -e 1e-6 objective): objectives within 1e-4 relative, and the
 // number of non-zeros within one of LIBLINEAR's. Not equal: a9a's one-hot groups
