@@ -16,8 +16,28 @@
 #include "snapml/communicator.h"
 #include "snapml/error.h"
 #include "snapml/losses/dispatch.h"
+#include "snapml/solver.h"
 
 namespace snapml::testing {
+
+// Epochs enough for tol 1e-10: coordinate descent takes far more of them than
+// newGLMNET takes outer iterations.
+inline constexpr int kCoordinateDescentEpochs = 100000;
+inline constexpr int kGlmnetIterations = 1000;
+
+// The L1 tests' fit: tol 1e-10, an intercept column of 1, seed 42.
+inline SolverParameters tight_l1(LossKind loss, double C, double l1_ratio, int max_epochs) {
+  SolverParameters p;
+  p.loss = loss;
+  p.penalty = Penalty::L1;
+  p.l1_ratio = l1_ratio;
+  p.C = C;
+  p.intercept_scaling = 1.0;
+  p.tol = 1e-10;
+  p.max_epochs = max_epochs;
+  p.seed = 42;
+  return p;
+}
 
 // sum_i c_i loss_i(w) + a ||w||_1 + (1-a)/2 ||w||^2 (a = l1_ratio), from the
 // references' L2 primals.

@@ -1,7 +1,8 @@
 // The L1 coordinate descent solver: the KKT conditions at its result, the lasso
 // against an independent long-run cyclic coordinate descent, L1-logistic and
 // L1-squared-hinge against LIBLINEAR -s 6 / -s 5 on heart_scale, sparsity along
-// C, the dual-scaling certificate, reproducibility, and the refusals.
+// C, the dual-scaling certificate, reproducibility, and the refusals (with weights
+// and from a warm start: test_l1_solvers.cpp).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -31,17 +32,7 @@ Fit fit(const Dataset& data, const SolverParameters& parameters, SolverState sta
   return fit_once(*make_cd_l1_cpu_solver(parameters), data, std::move(start));
 }
 
-SolverParameters tight(LossKind loss, double C = 1.0) {
-  SolverParameters p;
-  p.loss = loss;
-  p.penalty = Penalty::L1;
-  p.C = C;
-  p.intercept_scaling = 1.0;
-  p.tol = 1e-10;
-  p.max_epochs = 100000;
-  p.seed = 42;
-  return p;
-}
+SolverParameters tight(LossKind loss, double C = 1.0) { return tight_l1(loss, C, 1.0, kCoordinateDescentEpochs); }
 
 TEST(CdL1Cpu, LassoMatchesLongCyclicDescentAndKkt) {
   for (std::uint64_t seed : {7u, 11u, 23u}) {
@@ -67,26 +58,6 @@ TEST(CdL1Cpu, LassoMatchesLongCyclicDescentAndKkt) {
     EXPECT_LT(non_zeros(ours.state.weights), static_cast<int>(w.size()));  // C chosen to leave zeros
     // The solver's reported primal is the dense evaluation of its weights.
     EXPECT_NEAR(ours.result.history.back().primal, p_ours, 1e-11 * p_ours);
-  }
-}
-
-TEST(CdL1Cpu, ClassifiersMeetKktWithClassAndSampleWeights) {
-  for (LossKind loss : {LossKind::Logistic, LossKind::SquaredHinge}) {
-    RandomProblemOptions o;
-    o.sample_weights = true;
-    o.positive_label = 2.0;
-    o.negative_label = 5.0;
-    const Dataset data = random_problem(o);
-    SolverParameters p = tight(loss, 0.3);
-    p.positive_label = 2.0;
-    p.class_weight_positive = 1.7;
-    p.class_weight_negative = 0.6;
-    const Fit ours = fit(data, p);
-    ASSERT_TRUE(ours.result.converged) << loss_name(loss);
-    const DenseProblem problem = dense(data, p);
-    const Eigen::VectorXd w = as_vector(ours.state.weights);
-    expect_kkt(loss, problem, w, 1e-6);
-    EXPECT_NEAR(ours.result.history.back().primal, l1_primal(loss, problem, w), 1e-10 * ours.result.history.back().primal);
   }
 }
 
@@ -173,18 +144,6 @@ TEST(CdL1Cpu, ReproducibleForASeed) {
   p.seed = 43;
   const Fit other = fit(data, p);
   EXPECT_NE(first.state.weights, other.state.weights);  // another order, another path
-}
-
-TEST(CdL1Cpu, WarmStartFromTheOptimumStopsAtOnce) {
-  const Dataset data = random_problem({});
-  const SolverParameters p = tight(LossKind::SquaredHinge, 0.5);
-  const Fit cold = fit(data, p);
-  SolverState start;
-  start.weights = cold.state.weights;
-  const Fit warm = fit(data, p, start);
-  EXPECT_LE(warm.result.epochs, 2);
-  EXPECT_NEAR(warm.result.history.back().primal, cold.result.history.back().primal,
-              1e-10 * cold.result.history.back().primal);
 }
 
 TEST(CdL1Cpu, RefusesWhatItDoesNotSolve) {

@@ -1,7 +1,8 @@
-// newGLMNET (snapml/src/l1/glmnet_cpu.cpp): the KKT conditions at its result, the
-// same optimum as plain coordinate descent, the elastic net against an
-// independent accelerated proximal-gradient reference, its exact certificate,
-// warm start, thread counts, the factory's choice, and the refusals. Against
+// newGLMNET (snapml/src/l1/glmnet_cpu.cpp): the same optimum as plain coordinate
+// descent, the elastic net against an independent accelerated proximal-gradient
+// reference, its exact certificate, thread counts, and the refusals (the KKT
+// conditions with weights and warm start: test_l1_solvers.cpp; the factory's
+// choice: tests/cpp/train/test_train_equals_fit.cpp). Against
 // LIBLINEAR -s 6 on a9a: test_cd_l1's heart_scale case trains through train()
 // (now newGLMNET), and GlmnetA9a below.
 #include <gtest/gtest.h>
@@ -35,16 +36,7 @@ Fit fit(const Dataset& data, const SolverParameters& parameters, SolverState sta
 }
 
 SolverParameters tight(LossKind loss, double C = 1.0, double l1_ratio = 1.0) {
-  SolverParameters p;
-  p.loss = loss;
-  p.penalty = Penalty::L1;
-  p.l1_ratio = l1_ratio;
-  p.C = C;
-  p.intercept_scaling = 1.0;
-  p.tol = 1e-10;
-  p.max_epochs = 1000;
-  p.seed = 42;
-  return p;
+  return tight_l1(loss, C, l1_ratio, kGlmnetIterations);
 }
 
 Dataset problem_for(LossKind loss, bool sample_weights = false) {
@@ -84,34 +76,6 @@ Eigen::VectorXd elastic_net_reference(LossKind loss, const DenseProblem& p, doub
   return w;
 }
 
-TEST(GlmnetCpu, MeetsKktWithClassAndSampleWeights) {
-  for (LossKind loss : {LossKind::Logistic, LossKind::Squared}) {
-    RandomProblemOptions o;
-    o.sample_weights = true;
-    o.regression = loss == LossKind::Squared;
-    if (loss == LossKind::Logistic) {
-      o.positive_label = 2.0;
-      o.negative_label = 5.0;
-    }
-    const Dataset data = random_problem(o);
-    SolverParameters p = tight(loss, loss == LossKind::Squared ? 0.02 : 0.3);
-    if (loss == LossKind::Logistic) {
-      p.positive_label = 2.0;
-      p.class_weight_positive = 1.7;
-      p.class_weight_negative = 0.6;
-    }
-    const Fit ours = fit(data, p);
-    ASSERT_TRUE(ours.result.converged) << loss_name(loss);
-    const DenseProblem problem = dense(data, p);
-    const Eigen::VectorXd w = as_vector(ours.state.weights);
-    expect_kkt(loss, problem, w, 1e-6);
-    EXPECT_GT(non_zeros(ours.state.weights), 0);
-    EXPECT_LT(non_zeros(ours.state.weights), static_cast<int>(w.size())) << loss_name(loss);
-    EXPECT_NEAR(ours.result.history.back().primal, l1_primal(loss, problem, w),
-                1e-10 * ours.result.history.back().primal);
-  }
-}
-
 // The L1 optimum is unique on these problems: newGLMNET and plain coordinate
 // descent reach the same objective, weights and zero pattern.
 TEST(GlmnetCpu, SameOptimumAsCoordinateDescent) {
@@ -119,7 +83,7 @@ TEST(GlmnetCpu, SameOptimumAsCoordinateDescent) {
     const Dataset data = problem_for(loss, true);
     SolverParameters p = tight(loss, loss == LossKind::Squared ? 0.05 : 0.5);
     const Fit ours = fit(data, p);
-    p.max_epochs = 100000;
+    p.max_epochs = kCoordinateDescentEpochs;
     const Fit cd = fit_once(*make_cd_l1_cpu_solver(p), data);
     ASSERT_TRUE(ours.result.converged && cd.result.converged) << loss_name(loss);
     const double ours_primal = ours.result.history.back().primal;
@@ -188,19 +152,6 @@ TEST(GlmnetCpu, ReproducibleAndThreadCountOnlyRounds) {
   const Fit threaded = fit(data, p);
   EXPECT_NEAR(threaded.result.history.back().primal, first.result.history.back().primal,
               1e-9 * first.result.history.back().primal);
-}
-
-TEST(GlmnetCpu, WarmStartFromTheOptimumStopsAtOnce) {
-  const Dataset data = problem_for(LossKind::Logistic);
-  const SolverParameters p = tight(LossKind::Logistic, 0.5, 0.7);
-  const Fit cold = fit(data, p);
-  SolverState start;
-  start.weights = cold.state.weights;
-  const Fit warm = fit(data, p, start);
-  EXPECT_LE(warm.result.epochs, 1);
-  ASSERT_FALSE(warm.result.history.empty());
-  EXPECT_NEAR(warm.result.history.back().primal, cold.result.history.back().primal,
-              1e-10 * cold.result.history.back().primal);
 }
 
 // Below C0 = 1 / ||grad L(0)/C||_inf, w = 0 is optimal: no Newton step, one certificate.
