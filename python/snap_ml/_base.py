@@ -22,9 +22,9 @@ from ._params import (
     check_max_memory_for_arrays,
     check_penalty,
     check_positive,
+    estimator_threads,
     resolve_C,
     resolve_seed,
-    resolve_threads,
 )
 from ._snap_file import is_path, open_snap, streaming_message
 from ._solvers import problem
@@ -92,7 +92,7 @@ class SnapLinearModel(BaseEstimator):
             max_iter=int(max_iter),
             fit_intercept=bool(self.fit_intercept),
             intercept_scaling=float(intercept_scaling) if self.fit_intercept else 1.0,
-            threads=resolve_threads(self.n_jobs),
+            threads=estimator_threads(self),
             seed=resolve_seed(self.random_state),
             use_gpu=use_gpu,
             device_ids=device_ids,
@@ -362,7 +362,7 @@ class SnapLinearModel(BaseEstimator):
         classes = np.arange(len(self.classes_)) if hasattr(self, "classes_") else None
         model = self._core_model(classes)
         model.check()
-        return _core.decision_function_file(model, file, threads=resolve_threads(self.n_jobs))
+        return _core.decision_function_file(model, file, threads=estimator_threads(self))
 
     # ---- model files --------------------------------------------------------------
 

@@ -30,6 +30,8 @@ penalty : {"l2", "l1"}, default="l2"
     n_jobs : int, default=None
         CPU threads: None means 1, -1 every CPU, -2 all but one. With one thread and a
         fixed ``random_state`` training is bit-for-bit reproducible.
+    num_threads : int, default=None
+        Snap ML's old name of ``n_jobs``: either, or both with the same value.
     random_state : int, RandomState instance or None, default=None
         Seeds the random order in which SDCA visits the samples.
     verbose : int, default=0

@@ -171,6 +171,8 @@ class LinearRegression(_SquaredLossRegressor):
         relative duality gap, as in ``SupportVectorMachine``.
     n_jobs : int, default=None
         CPU threads: None means 1, -1 every CPU.
+    num_threads : int, default=None
+        Snap ML's old name of ``n_jobs``: either, or both with the same value.
     positive : bool, default=False
         True is not supported: ValueError.
     penalty : {None, "l2", "l1"}, default=None
@@ -225,6 +227,7 @@ class LinearRegression(_SquaredLossRegressor):
         max_memory=None,
         max_gpu_memory=None,
         distributed="auto",
+        num_threads=None,
     ):
         self.fit_intercept = fit_intercept
         self.copy_X = copy_X
@@ -245,6 +248,7 @@ class LinearRegression(_SquaredLossRegressor):
         self.max_memory = max_memory
         self.max_gpu_memory = max_gpu_memory
         self.distributed = distributed
+        self.num_threads = num_threads
 
     def _problem(self, use_gpu):
         _check_flags(self.copy_X, self.positive)
@@ -305,7 +309,7 @@ class Ridge(_SquaredLossRegressor):
         True is not supported: ValueError.
     random_state : int, RandomState instance or None, default=None
         Accepted (the Newton solver uses no randomness).
-    n_jobs, verbose, warm_start, max_memory, distributed :
+    n_jobs, num_threads, verbose, warm_start, max_memory, distributed :
         snap_ml's: CPU threads, progress lines, warm starts, ``.snap`` files,
         ``mpirun``.
 
@@ -338,6 +342,7 @@ class Ridge(_SquaredLossRegressor):
         warm_start=False,
         max_memory=None,
         distributed="auto",
+        num_threads=None,
     ):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
@@ -352,6 +357,7 @@ class Ridge(_SquaredLossRegressor):
         self.warm_start = warm_start
         self.max_memory = max_memory
         self.distributed = distributed
+        self.num_threads = num_threads
 
     # Ridge takes no GPU options (as scikit-learn's): it trains on the CPU.
     use_gpu = False

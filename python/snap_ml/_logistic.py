@@ -80,6 +80,8 @@ class LogisticRegression(SnapClassifier):
         CPU threads: None means 1, -1 every CPU. The Newton solver's result does
         not depend on the timing of the threads; dual coordinate ascent with more
         than one thread (lock-free updates, PASSCoDe) is not bit-for-bit reproducible.
+    num_threads : int, default=None
+        Snap ML's old name of ``n_jobs``: either, or both with the same value.
     multi_class : {{"auto", "ovr", "multinomial"}}, default="auto"
         More than two classes: ``"multinomial"``, one softmax problem over all
         classes with scikit-learn's objective and free intercepts, trained by the
@@ -145,6 +147,7 @@ class LogisticRegression(SnapClassifier):
         max_memory=None,
         max_gpu_memory=None,
         distributed="auto",
+        num_threads=None,
     ):
         self.penalty = penalty
         self.C = C
@@ -167,6 +170,7 @@ class LogisticRegression(SnapClassifier):
         self.max_memory = max_memory
         self.max_gpu_memory = max_gpu_memory
         self.distributed = distributed
+        self.num_threads = num_threads
 
     def _problem(self, use_gpu):
         # Checked whatever the penalty, as scikit-learn's parameter validation

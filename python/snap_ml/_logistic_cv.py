@@ -12,7 +12,7 @@ from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from ._base import _ACCEPT_SPARSE, _DTYPES
 from ._logistic import LogisticRegression
-from ._params import resolve_threads
+from ._params import estimator_threads
 
 # The most Cs a search takes (an integer Cs: that many on a log grid).
 _MAX_CS = 10_000
@@ -53,7 +53,7 @@ class LogisticRegressionCV(LogisticRegression):
         Only None (no elastic net).
     fit_intercept, dual, penalty, solver, tol, max_iter, class_weight, n_jobs,
     verbose, intercept_scaling, random_state, multi_class, use_gpu, device_ids,
-    max_gpu_memory :
+    max_gpu_memory, num_threads :
         As in ``LogisticRegression``.
 
     Attributes
@@ -90,6 +90,7 @@ class LogisticRegressionCV(LogisticRegression):
         use_gpu=False,
         device_ids=None,
         max_gpu_memory=None,
+        num_threads=None,
     ):
         self.Cs = Cs
         self.fit_intercept = fit_intercept
@@ -111,6 +112,7 @@ class LogisticRegressionCV(LogisticRegression):
         self.use_gpu = use_gpu
         self.device_ids = device_ids
         self.max_gpu_memory = max_gpu_memory
+        self.num_threads = num_threads
 
     # LogisticRegression's parameters this class fixes.
     C = 1.0
@@ -121,8 +123,11 @@ class LogisticRegressionCV(LogisticRegression):
     distributed = False
 
     def _path_model(self):
-        return LogisticRegression(warm_start=True, distributed=False,
-                                  **{name: getattr(self, name) for name in _SHARED})
+        shared = {name: getattr(self, name) for name in _SHARED}
+        if self.num_threads is not None:  # Snap ML's old name of n_jobs
+            estimator_threads(self)  # both given: the same value, or ValueError
+            shared["n_jobs"] = self.num_threads
+        return LogisticRegression(warm_start=True, distributed=False, **shared)
 
     def fit(self, X, y, sample_weight=None):
         """Cross-validate C over ``Cs``, then fit at the best one.
@@ -170,7 +175,7 @@ class LogisticRegressionCV(LogisticRegression):
         scorer = get_scorer(self.scoring if self.scoring is not None else "accuracy")
         folds = list(check_cv(self.cv, y, classifier=True).split(X, y))
         scores = np.empty((len(folds), Cs.size))
-        threads = resolve_threads(self.n_jobs)
+        threads = estimator_threads(self)
         side_by_side = 1 if self.use_gpu or self.device_ids else max(1, min(len(folds), threads))
         fold_jobs = max(1, threads // side_by_side)
 

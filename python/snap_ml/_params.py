@@ -108,6 +108,24 @@ def resolve_threads(n_jobs):
     return max(1, (os.cpu_count() or 1) + 1 + int(n_jobs))
 
 
+def estimator_threads(estimator):
+    """The core's thread count from an estimator's ``n_jobs`` or ``num_threads``.
+
+    ``num_threads`` is Snap ML's old name of ``n_jobs`` (its first API,
+    ``snap_ml.LogisticRegression(num_threads=8)``): either may be given, or both
+    with the same value; ValueError otherwise.
+    """
+    n_jobs, num_threads = estimator.n_jobs, getattr(estimator, "num_threads", None)
+    if num_threads is not None:
+        if n_jobs is not None and n_jobs != num_threads:
+            raise ValueError(
+                f"num_threads is Snap ML's old name of n_jobs: pass one of them, got n_jobs={n_jobs!r} "
+                f"and num_threads={num_threads!r}"
+            )
+        n_jobs = num_threads
+    return resolve_threads(n_jobs)
+
+
 def resolve_seed(random_state):
     """A seed for the core's row permutations from ``random_state``.
 

@@ -59,6 +59,7 @@ class SupportVectorMachine(SnapClassifier):
         max_memory=None,
         max_gpu_memory=None,
         distributed="auto",
+        num_threads=None,
     ):
         self.loss = loss
         self.penalty = penalty
@@ -78,6 +79,7 @@ class SupportVectorMachine(SnapClassifier):
         self.max_memory = max_memory
         self.max_gpu_memory = max_gpu_memory
         self.distributed = distributed
+        self.num_threads = num_threads
 
     def _loss_name(self):
         if self.loss not in _LOSSES:
@@ -129,7 +131,7 @@ class LinearSVC(SnapClassifier):
         Seeds SDCA's order of the samples; None is a fixed seed (reproducible fits).
     max_iter : int, default=1000
         The most epochs (dual) or Newton iterations (primal) per binary problem.
-    n_jobs, use_gpu, device_ids, max_memory, max_gpu_memory, distributed :
+    n_jobs, num_threads, use_gpu, device_ids, max_memory, max_gpu_memory, distributed :
         snap_ml's, as in ``SupportVectorMachine`` (threads, GPUs, out-of-core
         ``.snap`` files, ``mpirun``); ``device_ids`` alone asks for the GPU.
 
@@ -164,6 +166,7 @@ class LinearSVC(SnapClassifier):
         max_memory=None,
         max_gpu_memory=None,
         distributed="auto",
+        num_threads=None,
     ):
         self.penalty = penalty
         self.loss = loss
@@ -183,6 +186,7 @@ class LinearSVC(SnapClassifier):
         self.max_memory = max_memory
         self.max_gpu_memory = max_gpu_memory
         self.distributed = distributed
+        self.num_threads = num_threads
 
     def _loss_name(self):
         return SupportVectorMachine._loss_name(self)

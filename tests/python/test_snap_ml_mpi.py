@@ -1,5 +1,6 @@
 """snap_ml_mpi, Snap ML's MPI API: its distributed example under `mpirun -n 2`
-with the one-process answer, each rank's part of a file, the metrics, num_threads.
+with the one-process answer, each rank's part of a file, the metrics; num_threads
+(in snap_ml_mpi and snap_ml's estimators) and dual=True, Snap ML's names.
 
 The mpirun tests skip when mpirun is missing or snap_ml was built without MPI, and
 fail instead under CI=true (as test_mpi_python.py's).
@@ -15,10 +16,12 @@ import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.metrics import log_loss as sklearn_log_loss
 
+import snap_ml
 import snap_ml_mpi
 from conftest import REPO, dataset_path, load_dataset, mpirun_env
 from snap_ml import LogisticRegression as SnapLogisticRegression
 from snap_ml import _core, datasets
+from snap_ml._params import estimator_threads
 from snap_ml_mpi import Loaders, Metrics
 from snap_ml_mpi.Loaders import agreed_columns, read_share
 from test_mpi_python import mpirun_of_an_mpi_build
@@ -157,3 +160,17 @@ def test_dual_true_without_a_solver_is_snap_mls_dual_solver():
     np.testing.assert_array_equal(snap.coef_, named.coef_)
     with pytest.raises(ValueError, match="dual=True is scikit-learn's liblinear dual formulation"):
         SnapLogisticRegression(dual=True, solver="lbfgs").fit(X, y)
+
+
+@pytest.mark.parametrize("estimator", [snap_ml.LogisticRegression, snap_ml.LinearSVC, snap_ml.SupportVectorMachine,
+                                       snap_ml.LinearRegression, snap_ml.Ridge, snap_ml.LogisticRegressionCV])
+def test_snap_mls_estimators_take_num_threads_for_n_jobs(estimator):
+    X, y = load_dataset("heart_scale")
+    by_old_name = estimator(num_threads=2)
+    assert by_old_name.get_params()["num_threads"] == 2 and clone(by_old_name).num_threads == 2
+    assert estimator_threads(by_old_name) == 2 == estimator_threads(estimator(n_jobs=2, num_threads=2))
+    assert estimator_threads(estimator()) == 1
+    with pytest.raises(ValueError, match="num_threads is Snap ML's old name of n_jobs"):
+        estimator(num_threads=2, n_jobs=3).fit(X, y)
+    if estimator is snap_ml.LogisticRegression:  # the Newton solver: the same bits for the same threads
+        np.testing.assert_array_equal(by_old_name.fit(X, y).coef_, estimator(n_jobs=2).fit(X, y).coef_)
