@@ -162,8 +162,10 @@ void PrimalRows::set_classes(int classes) {
          {&part.d, &part.c, &part.d_trial, &part.c_trial, &part.u, &part.input, &part.raw_a, &part.raw_b})
       *buffer = DeviceBuffer<double>();
     // Per row 5 K doubles; per weight vector n_weights K doubles: raw_a and raw_b,
-    // and on a part of its own its input.
-    const std::size_t vectors = 2 + (part.shares_master ? 0 : 1);
+    // on a part of its own its input, and on the master the solver's 8 vectors,
+    // the zeros and two incoming outputs a part (operations_plan.h's count, K-fold).
+    const std::size_t vectors =
+        part.shares_master ? 2 + 8 + 1 + 2 * (parts_.size() - 1) : 3;
     const std::size_t need = sizeof(double) * (5 * static_cast<std::size_t>(part.n_rows) * K + vectors * weights);
     std::size_t free_bytes = 0, total_bytes = 0;
     SNAPML_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
