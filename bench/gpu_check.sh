@@ -57,8 +57,9 @@ pack() {
   find "$build/tests/gpu" "$build/bench" -maxdepth 1 -type f -perm -u+x -name '*_*' ! -name parse_throughput \
        ! -name '*_emulated' -exec cp {} "$G/bin/" \;
   cp "$build"/snapml/cli/snap-{train,predict,convert} "$build"/datasets/snap-criteo-gen "$G/bin/"
-  cp "$build"/cuda/libsnapml_gpu.so "$G/bin/"
   cp "$ROOT"/python/snap_ml/*.py "$G/py/snap_ml/"
+  # One copy of the plugin (beside _core, where pip puts it): the tools and the
+  # benchmarks find it through SNAPML_GPU_BACKEND (run); two would pass 64 MiB.
   cp "$build"/python/_core*.so "$build"/cuda/libsnapml_gpu.so "$G/py/snap_ml/"
   # What travels is at most 64 MiB with the tree: symbols stay here.
   strip --strip-unneeded "$G"/bin/* "$G"/py/snap_ml/*.so
@@ -70,9 +71,10 @@ pack() {
   "$python" -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
       --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 -d "$G/whl" "snapml==1.17.2"
   local data=${SNAPML_DATA_DIR:-$ROOT/../shared/datasets}
-  cp "$data"/{a9a,a9a.t,heart_scale,mushrooms} "$G/data/"
-  # The project's svmlight reader tells gzip by its magic: the larger sets travel compressed.
-  for set in w8a news20.multiclass; do gzip -c "$data/$set" > "$G/data/$set"; done
+  cp "$data"/heart_scale "$G/data/"
+  # The project's svmlight reader tells gzip by its magic (python_seed.py too): the
+  # sets travel compressed under their own names.
+  for set in a9a a9a.t mushrooms w8a news20.multiclass; do gzip -9 -c "$data/$set" > "$G/data/$set"; done
   local dirty=""
   git -C "$ROOT" diff --quiet HEAD || dirty="+uncommitted"
   echo "$(git -C "$ROOT" rev-parse --short HEAD)$dirty" > "$G/commit"
@@ -96,8 +98,8 @@ run() {
   left() { local l=$(( DEADLINE - ($(date +%s) - T0) - 5 )); (( l > $1 )) && l=$1; (( l < 1 )) && l=1; echo $l; }
   [[ -x $G/bin/snap-train ]] || { echo "run: no $G/bin: run 'bash bench/gpu_check.sh pack' here and carry .gpu" | tee "$REP"; return 1; }
   export LD_LIBRARY_PATH=$G/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-  export SNAPML_GPU_BACKEND=$G/bin/libsnapml_gpu.so SNAPML_DATA_DIR=$G/data PYTHONUNBUFFERED=1
-  if ldd "$G/bin/libsnapml_gpu.so" | grep -q "not found"; then  # the image's CUDA wheels
+  export SNAPML_GPU_BACKEND=$G/py/snap_ml/libsnapml_gpu.so SNAPML_DATA_DIR=$G/data PYTHONUNBUFFERED=1
+  if ldd "$SNAPML_GPU_BACKEND" | grep -q "not found"; then  # the image's CUDA wheels
     for d in /opt/torch/.venv/lib/python3*/site-packages/nvidia/*/lib; do LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$d; done
   fi
   local device driver
@@ -109,7 +111,7 @@ run() {
     echo "- commit: $(cat "$G/commit" 2>/dev/null || echo unknown)"
     echo "- command: bash bench/gpu_check.sh run $steps (DEADLINE=$DEADLINE)"
   } > "$REP"
-  { echo "## ldd (missing)"; for f in "$G"/bin/*; do ldd "$f" 2>/dev/null | grep "not found" | sed "s|^|$(basename "$f"): |"; done; } >> "$REP"
+  { echo "## ldd (missing)"; for f in "$G"/bin/* "$G"/py/snap_ml/*.so; do ldd "$f" 2>/dev/null | grep "not found" | sed "s|^|$(basename "$f"): |"; done; } >> "$REP"
 
   if has tests; then
     echo "== tests $(el)"

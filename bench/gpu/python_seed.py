@@ -4,6 +4,7 @@ must give the CPU's log loss (issue: GPU fits are never wrong). Prints a table.
 
   python3 python_seed.py DATA_DIR
 """
+import gzip
 import sys
 import time
 import traceback
@@ -12,8 +13,18 @@ from sklearn.datasets import load_svmlight_file
 from sklearn.metrics import accuracy_score, log_loss
 
 d = sys.argv[1]
-X, y = load_svmlight_file(f"{d}/a9a", n_features=123)
-Xt, yt = load_svmlight_file(f"{d}/a9a.t", n_features=123)
+
+
+def load(path):
+    """An svmlight file, gzip-compressed or not (gpu_check.sh carries them compressed)."""
+    with open(path, "rb") as f:
+        compressed = f.read(2) == b"\x1f\x8b"
+    with (gzip.open if compressed else open)(path, "rb") as f:
+        return load_svmlight_file(f, n_features=123)
+
+
+X, y = load(f"{d}/a9a")
+Xt, yt = load(f"{d}/a9a.t")
 
 
 def run(label, make, data=(X, y, Xt, yt)):
