@@ -46,7 +46,7 @@ failures = []
 
 def check_multinomial(ours):
     """LogisticRegression(device_ids=[0]) with three classes trains scikit-learn's
-    model on the device (the K-class Newton solver, cuda/src/primal/class_rows.cu):
+    model on the device (the K-class Newton solver, cuda/src/primal/kernels/class_rows.cu):
     solver="lbfgs" asks for scikit-learn's problem (free intercepts); the
     coefficients must agree to 1e-3 relative and the test log loss to 1e-5."""
     from sklearn.linear_model import LogisticRegression as Scikit

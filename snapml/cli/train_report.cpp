@@ -139,7 +139,7 @@ void print_summary(const TrainResult& result, const TrainParameters& parameters,
     warnings << "snap-train: warning: " << at_max_iter << of_problems << " stopped at --max-iter "
              << parameters.max_iter << " epochs before " << rule << " met --tol; raise --max-iter or -e\n";
   // The Newton solver also stops when its trust region has shrunk to nothing:
-  // the fit is as precise as double precision allows (snapml/src/primal/tron.cpp).
+  // the fit is as precise as double precision allows (snapml/src/primal/primal_newton_solver.cpp).
   if (stopped_early > 0)
     warnings << "snap-train: warning: " << stopped_early << of_problems << " stopped before " << rule
              << " met --tol, where no further decrease of the objective is representable in double precision: "

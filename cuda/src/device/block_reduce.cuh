@@ -2,7 +2,7 @@
 // thread block per row; its threads stride over the row's non-zeros (consecutive
 // threads read consecutive non-zeros, so the loads of values and columns
 // coalesce), each warp reduces with shuffles, and warp 0 reduces the per-warp
-// sums left in shared memory. row_dots.cu and sdca_gpu.cu share this one copy.
+// sums left in shared memory. row_dots.cu and the GPU dual solver's kernels (dual/cold_pass.cu, dual/hot_passes.cu) share this one copy.
 #pragma once
 
 #include <cstdint>

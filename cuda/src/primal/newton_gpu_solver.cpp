@@ -18,7 +18,7 @@
 //                                  its penalty, a margin pass at it
 // Only scalars cross to the host in an iteration (and, under MPI, the weight-
 // sized sums of each product, through the communicator). The certificate of the
-// last iterate comes with its gradient (tron.cpp explains the paired dual point),
+// last iterate comes with its gradient (primal_newton_solver.cpp explains the paired dual point),
 // and the final state (weights, one alpha a row) is downloaded once.
 #include <algorithm>
 #include <chrono>

@@ -32,7 +32,7 @@
 
 #include "../device/gpu_devices.h"
 #include "../device/peer_transfers.h"
-#include "kernels.h"
+#include "kernels/kernels.h"
 #include "staging_ring.h"
 #include "snapml/chunk_source.h"
 #include "snapml/communicator.h"

@@ -13,7 +13,7 @@
 // Streamed sources cannot: the solver shuffles the order of their chunks each
 // epoch instead (reset_in_order), which recovers part of the difference, and
 // where the source can keep several chunks' views valid at once (hold) it visits
-// the rows of a window of chunks in one permutation (snapml/src/dual/stream_window.h).
+// the rows of a window of chunks in one permutation (snapml/src/dual/rows/stream_window.h).
 #pragma once
 
 #include <cstddef>

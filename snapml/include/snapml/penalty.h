@@ -1,7 +1,7 @@
 // The regulariser: L2, 0.5 ||w||^2 (the dual solvers or the primal Newton
 // solver), L1, ||w||_1 (primal coordinate descent, snapml/src/l1/cd_l1_cpu.cpp;
 // docs/algorithms.md "L1"), or none (the primal Newton solver only,
-// snapml/src/primal/tron.cpp: plain empirical risk, scikit-learn's penalty=None).
+// snapml/src/primal/primal_newton_solver.cpp: plain empirical risk, scikit-learn's penalty=None).
 #pragma once
 
 #include <string>

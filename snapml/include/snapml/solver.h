@@ -25,8 +25,10 @@ struct EpochRecord;
 struct SolverState;
 
 // Which algorithm solves an L2 (or unpenalised) problem: dual coordinate ascent
-// (SDCA, CPU or GPU), the primal trust-region Newton method (TRON, CPU;
-// snapml/src/primal/tron.cpp), or `Auto`, which picks per problem (solver_factory.h).
+// (SDCA on CPU threads; the GPU dual solver is built but not chosen by
+// plan_solver), the primal Newton method (trust region, L-BFGS or Cholesky steps;
+// its products on CPU threads or GPUs: snapml/src/primal/primal_newton_solver.cpp),
+// or `Auto`, which picks per problem (solver_factory.h, plan_solver).
 // Penalty L1 (and elastic net) trains by newGLMNET for the logistic and squared
 // losses and by primal coordinate descent for the squared hinge, whatever the
 // choice among those three; `CoordinateDescent` asks for plain coordinate descent
@@ -37,7 +39,7 @@ enum class SolverChoice { Dual, Primal, Auto, CoordinateDescent };
 const char* solver_choice_name(SolverChoice choice);
 SolverChoice solver_choice_from_name(const std::string& name);
 
-// How the primal solver (snapml/src/primal/tron.cpp) steps: the trust-region Newton
+// How the primal solver (snapml/src/primal/primal_newton_solver.cpp) steps: the trust-region Newton
 // method, limited-memory BFGS with a line search that costs no pass over the
 // data (snapml/src/primal/quasi_newton.h), or Newton steps solved by a Cholesky
 // factorisation of the whole Hessian (snapml/src/primal/newton_direct.h; a scalar loss).
@@ -211,7 +213,7 @@ bool glmnet_supports(LossKind kind);
 // The primal trust-region Newton solver (Lin, Weng & Keerthi 2008; LIBLINEAR's
 // -s 0, 2, 11) on CPU threads, on one process or as one of K ranks, each holding
 // its rows: every gradient and Hessian-vector product is summed over the ranks,
-// so K ranks take the single-process iterates (snapml/src/primal/tron.cpp). Penalty L2
+// so K ranks take the single-process iterates (snapml/src/primal/primal_newton_solver.cpp). Penalty L2
 // (the intercept penalised or free) or none; the losses loss_is_primal accepts.
 std::unique_ptr<Solver> make_tron_cpu_solver(const SolverParameters& parameters);
 // Whether make_tron_cpu_solver solves the loss (validate() refuses another with

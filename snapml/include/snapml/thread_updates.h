@@ -5,7 +5,7 @@
 // (PASSCoDe-Atomic, Hsieh, Yu & Dhillon, ICML 2015), keeping the columns most rows
 // touch pending per thread (hot_columns.h); a w of a few hundred weights, whose
 // every column is hot, through a copy per thread published every few rows
-// (snapml/src/dual/thread_copies.h). An epoch converges like a sequential
+// (snapml/src/dual/threads/thread_copies.h). An epoch converges like a sequential
 // one, but every update of a column that several threads touch moves its cache
 // line between the cores: on a click log (dense integer fields, frequent
 // categorical values) two threads were no faster than one.

@@ -2,11 +2,11 @@
 //
 // Any two distinct labels make a binary problem whose positive class is the
 // larger label (scikit-learn's classes_[1]); more than two make one binary
-// problem per class against the rest; regression (the squared loss) uses the
-// labels as they are. Each problem is solved by the CPU SDCA solver (solver.h), or
-// the GPU one with use_gpu (solver_factory.h), or with penalty L1 by newGLMNET
-// (logistic, squared) or the CPU coordinate descent solver (squared hinge), or with solver primal (or auto's choice) by the CPU
-// trust-region Newton solver.
+// problem per class against the rest (the multinomial loss one joint problem);
+// regression (the squared loss) uses the labels as they are. Which solver trains
+// each problem, on which device, is plan_solver's answer (solver_factory.h): the
+// CPU SDCA solver, the primal Newton solver (CPU threads, or its products on the
+// GPUs with use_gpu), newGLMNET or coordinate descent for penalty L1.
 #pragma once
 
 #include <cstdint>

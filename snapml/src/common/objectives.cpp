@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "omp_threads.h"
-#include "../dual/prefetch.h"
+#include "prefetch.h"
 
 namespace snapml {
 namespace {

@@ -13,10 +13,10 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "hot_columns.h"
-#include "prefetch.h"
-#include "resident_rows.h"
-#include "thread_copies.h"
+#include "threads/hot_columns.h"
+#include "../common/prefetch.h"
+#include "rows/resident_rows.h"
+#include "threads/thread_copies.h"
 #include "../common/omp_threads.h"
 #include "snapml/csr_view.h"
 #include "snapml/impl/objectives.h"

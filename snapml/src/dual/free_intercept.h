@@ -31,7 +31,7 @@
 
 #include <cstdint>
 
-#include "resident_rows.h"
+#include "rows/resident_rows.h"
 #include "snapml/impl/objectives.h"
 #include "snapml/solver.h"
 

@@ -42,145 +42,15 @@
 #include <utility>
 #include <vector>
 
-#include "coordinate_step.h"
-#include "free_intercept.h"
-#include "hot_columns.h"
 #include "../common/omp_threads.h"
-#include "prefetch.h"
-#include "resident_rows.h"
-#include "../common/random.h"
-#include "snapml/impl/cocoa_round.h"
+#include "../common/prefetch.h"
+#include "sdca_cpu.h"
 #include "snapml/impl/dual_start.h"
-#include "snapml/error.h"
 #include "snapml/impl/huge_pages.h"
-#include "snapml/impl/objectives.h"
-#include "snapml/solver.h"
 #include "snapml/thread_updates.h"
-#include "stream_window.h"
-#include "thread_copies.h"
 
 namespace snapml {
-namespace {
-
-using detail::ResidentRows;
-using detail::ShrinkBounds;
-using detail::SplitMix64;
-using detail::StepContext;
-using detail::ThreadPass;
-using detail::update_in_blocks;
-using detail::update_resident_rows;
-
-
-class SdcaCpuSolver final : public Solver, private RoundBackend {
- public:
-  explicit SdcaCpuSolver(const SolverParameters& parameters) : parameters_(parameters) {
-    validate(parameters_);
-    require(parameters_.penalty == Penalty::L2,
-            "the SDCA solver solves penalty l2 only; penalty l1 trains by newGLMNET or coordinate descent (plan_solver picks them)");
-    require(parameters_.penalise_intercept || !loss_is_non_smooth(parameters_.loss),
-            "the SDCA solver's free intercept takes a smooth loss (its certificate: free_intercept.h)");
-  }
-  FitResult fit(ChunkSource& source, Communicator& communicator, SolverState& state) override;
-
- private:
-  // RoundBackend: this rank is one CoCoA+ worker (cocoa_round.h).
-  std::int64_t n_rows() const override { return n_rows_; }
-  std::size_t weight_count() const override { return weights_.size(); }
-  void begin_round() override;
-  int rounds_per_epoch() const override;
-  std::int64_t epoch(int epoch_index, EpochShare share, double sigma, double newton_tolerance) override;
-  void local_change(double sigma, double* change) override;
-  void apply_change(double gamma, const double* change) override;
-  void scale_alpha(double gamma) override;
-  ObjectiveSums objective_sums(int next_epoch) override;
-  double squared_weight_norm() override;
-  std::vector<double> copy_alpha() override { return alpha_; }
-  std::vector<double> copy_weights() override { return model_weights(); }
-  // w with a free intercept's weight replaced by b / B (the model's intercept is B
-  // times its weight).
-  std::vector<double> model_weights() const {
-    std::vector<double> weights = weights_;
-    if (free_intercept_)
-      weights[static_cast<std::size_t>(n_features_)] =
-          intercept_.intercept(weights_.data(), n_features_) / parameters_.intercept_scaling;
-    return weights;
-  }
-  bool reduce_concurrency() override;
-  // The average of a non-smooth loss's iterates (cocoa_round.h), for rows in
-  // memory only: 8 bytes a row more, and its own margin bounds (16) when the
-  // iterate has them; a streamed fit keeps to the 16 bytes a row its budget counts.
-  bool keeps_average() const override { return !resident_.chunks.empty(); }
-  void add_to_average(double weight) override;
-  void swap_average() override;
-
-  // One pass, or the share of it the driver names; returns the rows it visited.
-  template <typename Loss>
-  std::int64_t epoch_of(const Loss& loss, double* local_weights, double sigma, EpochShare share);
-  // The rows order[0, n) of `rows` on the team: one thread, the shared vector
-  // (PASSCoDe) or the replicas.
-  template <typename Loss>
-  void update_rows(const Loss& loss, const ResidentRows& rows, const std::int64_t* order, std::int64_t n,
-                   const StepContext& step, ThreadPass& total, std::uint8_t* left_out);
-  // A free intercept: the multiplier update between rounds (free_intercept.h).
-  void recentre() {
-    if (free_intercept_) intercept_.recentre(weights_.data(), n_features_);
-  }
-  // CoCoA+ workers of this rank: its replicas, else 1.
-  int local_workers() const { return std::max(replicas_, 1); }
-  void prepare(ChunkSource& source, Communicator& communicator);
-  void initialise(ChunkSource& source, Communicator& communicator, SolverState& state);
-  // Shrinking only where the rows are in memory (an order over some of them) and
-  // one rank solves the whole problem (a CoCoA+ round's sub-problem moves w by
-  // gamma afterwards, which the previous pass's range does not bound; so neither
-  // with replicas, whose round is CoCoA+'s over the threads: fit()).
-  bool may_shrink() const { return parameters_.shrinking && ranks_ == 1 && !resident_.chunks.empty(); }
-  void start_shrinking(bool enabled);
-  void bring_every_row_back();
-  void after_shrinking_pass(double pg_max, double pg_min);
-
-  SolverParameters parameters_;
-  ChunkSource* source_ = nullptr;  // during fit()
-  RowTargets targets_;
-  int threads_ = 1;
-  int ranks_ = 1;
-  int replicas_ = 0;  // threads_ with replicas (thread_updates.h), else 0
-  std::int32_t n_features_ = 0;  // global: the largest over ranks
-  std::int64_t n_rows_ = 0;      // this rank's
-  std::vector<double> squared_norms_;  // ||x_i||^2 + intercept_scaling^2, visiting order
-  std::vector<double> alpha_;
-  std::vector<double> weights_;  // w, n_features_ + 1
-  // Several workers: each one's v = w + sigma' * dw_k during a round (one per
-  // replica, else one for this rank), and alpha at the round's start.
-  std::vector<std::vector<double>> local_;
-  std::vector<double> round_alpha_;
-  std::vector<std::int64_t> order_;
-  std::vector<std::int64_t> chunk_first_;  // n_chunks + 1 row offsets, first pass's (file) order
-  ResidentRows resident_;  // empty unless the source is resident
-  StreamedEpoch streamed_;  // a streamed epoch's chunk order and window (stream_window.h)
-  // Shrinking (hinge and squared hinge, a resident source, one rank): the rows
-  // still visited, a flag a row set when the last pass left it out, and the
-  // projected gradient range of the last pass (start_shrinking, after_shrinking_pass).
-  bool shrinking_ = false;
-  std::vector<std::int64_t> active_;
-  std::vector<std::uint8_t> left_out_;
-  double pg_max_old_ = HUGE_VAL;
-  double pg_min_old_ = -HUGE_VAL;
-  double unshrink_below_ = -1.0;  // the range at which every row comes back; < 0 before the first pass
-  // The gap pass of a hinge-type loss skips the rows whose loss it can prove 0
-  // (objectives.h, MarginBounds): 16 bytes a row, so only with a resident source.
-  std::unique_ptr<MarginBounds> bounds_;
-  // The averaged iterate (add_to_average) and the bounds of its margins.
-  std::vector<double> alpha_average_;
-  std::vector<double> weights_average_;
-  std::unique_ptr<MarginBounds> average_bounds_;
-  detail::HotColumns hot_;  // with several threads only
-  // A small w shared by several threads (thread_copies.h), else null.
-  std::unique_ptr<detail::ThreadCopies> copies_;
-  SplitMix64 random_{0};
-  // A free intercept (free_intercept.h): b = offset + B w[n_features].
-  bool free_intercept_ = false;
-  detail::FreeIntercept intercept_;
-};
+namespace detail {
 
 void SdcaCpuSolver::prepare(ChunkSource& source, Communicator& communicator) {
   threads_ = detail::resolve_threads(parameters_.threads);
@@ -400,53 +270,6 @@ SNAPML_OMP(parallel num_threads(team))
   }
 }
 
-// Shrinking (Hsieh et al. 2008, section 3.2; LIBLINEAR's solve_l2r_l1l2_svc): a row
-// whose dual variable sits at a bound its gradient points beyond, by more than the
-// previous pass's largest violation, is left out of the following passes. LIBLINEAR
-// brings every row back when the passes over the rest have converged to its
-// tolerance on the projected gradient; the certificate here is the duality gap over
-// all rows (shrunk rows included; fit() takes it once the epochs since the last one
-// have visited as many rows as the data holds), so the rows come back each time the projected gradient range of the rows still visited has fallen
-// tenfold since the last time they did: a row left out wrongly is back within a
-// factor ten of progress, and the gap, not the shrunk problem, decides when to stop.
-void SdcaCpuSolver::start_shrinking(bool enabled) {
-  shrinking_ = enabled;
-  unshrink_below_ = -1.0;
-  bring_every_row_back();
-}
-
-void SdcaCpuSolver::bring_every_row_back() {
-  // Only a resident epoch orders rows by this list; a streamed one permutes each
-  // chunk and must keep to the 16 bytes a row its memory budget counts.
-  active_.resize(resident_.chunks.empty() ? 0 : static_cast<std::size_t>(n_rows_));
-  for (std::size_t i = 0; i < active_.size(); ++i) active_[i] = static_cast<std::int64_t>(i);
-  left_out_.assign(shrinking_ ? static_cast<std::size_t>(n_rows_) : 0, 0);
-  pg_max_old_ = HUGE_VAL;
-  pg_min_old_ = -HUGE_VAL;
-}
-
-void SdcaCpuSolver::after_shrinking_pass(double pg_max, double pg_min) {
-  active_.erase(std::remove_if(active_.begin(), active_.end(),
-                               [&](std::int64_t i) { return left_out_[static_cast<std::size_t>(i)] != 0; }),
-                active_.end());
-  // No row with a projected gradient (every row left out): the range is 0.
-  const double range = pg_max >= pg_min ? pg_max - pg_min : 0.0;
-  if (unshrink_below_ < 0.0) {
-    unshrink_below_ = 0.1 * range;
-  } else if (range <= unshrink_below_) {
-    unshrink_below_ = 0.1 * range;
-    bring_every_row_back();
-    return;
-  }
-  // As LIBLINEAR: a range on one side of 0 only does not bound the other side.
-  pg_max_old_ = pg_max > 0.0 ? pg_max : HUGE_VAL;
-  pg_min_old_ = pg_min < 0.0 ? pg_min : -HUGE_VAL;
-}
-
-int SdcaCpuSolver::rounds_per_epoch() const {
-  return replicas_ > 0 && ranks_ == 1 && !resident_.chunks.empty() ? kReplicaRoundsPerEpoch : 1;
-}
-
 std::int64_t SdcaCpuSolver::epoch(int, EpochShare share, double sigma, double newton_tolerance) {
   // One worker: w itself. Several: this rank's copy, or with replicas the first
   // one (what a team of one steps on; a larger team gives each thread its own).
@@ -454,118 +277,6 @@ std::int64_t SdcaCpuSolver::epoch(int, EpochShare share, double sigma, double ne
   double* v = local_.empty() ? weights_.data() : local_.front().data();
   return with_loss(parameters_.loss, parameters_.epsilon, newton_tolerance,
                    [&](const auto& loss) { return epoch_of(loss, v, sigma, share); });
-}
-
-void SdcaCpuSolver::begin_round() {
-  recentre();  // before the copies: w is the same on every rank and replica
-  local_.resize(static_cast<std::size_t>(local_workers()));
-  round_alpha_.resize(alpha_.size());
-  const auto copies = static_cast<std::int64_t>(local_.size());
-  const auto rows = static_cast<std::int64_t>(alpha_.size());
-  // Each thread copies w into its own replica (written by it first: its pages)
-  // and a share of alpha (a replica round is half an epoch: the copies are a few
-  // per cent of it).
-  const int team = static_cast<int>(std::min<std::int64_t>(
-      detail::threads_for(rows + copies * static_cast<std::int64_t>(weights_.size()), threads_), copies));
-SNAPML_OMP(parallel num_threads(team))
-  {
-    const std::int64_t size = detail::team_size();
-    const std::int64_t k = detail::thread_index();
-    for (std::int64_t c = k; c < copies; c += size) {
-      std::vector<double>& v = local_[static_cast<std::size_t>(c)];
-      reserve_huge_pages(v, weights_.size());
-      v = weights_;
-    }
-    std::copy(alpha_.begin() + rows * k / size, alpha_.begin() + rows * (k + 1) / size,
-              round_alpha_.begin() + rows * k / size);
-  }
-}
-
-// The merge's passes over w and its copies, on the team by blocks of columns
-// (the click log's 2^20 weights and two replicas: 4.0-4.5 ms a merge on one
-// thread, 2.9-3.5 ms on two, twice an epoch of 150 ms). Each block's ||dw_k||^2
-// is summed apart and the blocks in order: the same sigma' and gamma for any
-// thread count.
-constexpr std::size_t kMergeColumns = std::size_t{1} << 14;
-
-void SdcaCpuSolver::local_change(double sigma, double* change) {
-  const std::size_t size = weights_.size();
-  const auto blocks = static_cast<std::int64_t>((size + kMergeColumns - 1) / kMergeColumns);
-  std::vector<double> squares(static_cast<std::size_t>(blocks), 0.0);
-SNAPML_OMP(parallel for num_threads(detail::threads_for(static_cast<std::int64_t>(size), threads_)) schedule(static))
-  for (std::int64_t b = 0; b < blocks; ++b) {
-    const std::size_t first = static_cast<std::size_t>(b) * kMergeColumns;
-    const std::size_t count = std::min(kMergeColumns, size - first);
-    for (const std::vector<double>& v : local_)
-      squares[static_cast<std::size_t>(b)] +=
-          add_local_change(v.data() + first, weights_.data() + first, count, sigma, change + first);
-  }
-  for (const double square : squares) change[size] += square;
-}
-
-void SdcaCpuSolver::apply_change(double gamma, const double* change) {
-  const auto size = static_cast<std::int64_t>(weights_.size());
-SNAPML_OMP(parallel for num_threads(detail::threads_for(size, threads_)) schedule(static))
-  for (std::int64_t j = 0; j < size; ++j) weights_[static_cast<std::size_t>(j)] += gamma * change[j];
-}
-
-void SdcaCpuSolver::scale_alpha(double gamma) {
-  for (std::size_t i = 0; i < alpha_.size(); ++i) alpha_[i] = round_alpha_[i] + gamma * (alpha_[i] - round_alpha_[i]);
-}
-
-void SdcaCpuSolver::add_to_average(double weight) {
-  if (weight >= 1.0) {
-    alpha_average_ = alpha_;
-    weights_average_ = weights_;
-    if (bounds_) average_bounds_ = std::make_unique<MarginBounds>(squared_norms_.data(), squared_norms_.size());
-    return;
-  }
-  // average += weight (iterate - average): alpha's and w's alike (w_avg = w(alpha_avg)).
-  auto mix = [weight](std::vector<double>& average, const std::vector<double>& iterate, int threads) {
-    const auto size = static_cast<std::int64_t>(average.size());
-    double* const a = average.data();
-    const double* const x = iterate.data();
-SNAPML_OMP(parallel for num_threads(detail::threads_for(size, threads)) schedule(static))
-    for (std::int64_t i = 0; i < size; ++i) a[i] += weight * (x[i] - a[i]);
-  };
-  mix(alpha_average_, alpha_, threads_);
-  mix(weights_average_, weights_, threads_);
-}
-
-void SdcaCpuSolver::swap_average() {
-  alpha_.swap(alpha_average_);
-  weights_.swap(weights_average_);
-  bounds_.swap(average_bounds_);
-}
-
-ObjectiveSums SdcaCpuSolver::objective_sums(int) {
-  if (free_intercept_)
-    return detail::free_intercept_sums(resident_, parameters_, weights_.data(), n_features_,
-                                       intercept_.intercept(weights_.data(), n_features_), alpha_.data(),
-                                       squared_norms_.data(), threads_);
-  if (bounds_) bounds_->moved_to(weights_.data(), weights_.size());
-  return snapml::objective_sums(*source_, parameters_, weights_.data(), n_features_, alpha_.data(), threads_,
-                                bounds_.get());
-}
-
-// The divergence guard's remedy (divergence_guard.h): fewer threads on the shared
-// w (thread_updates.h, reduce_shared_threads), with copies of a small w again
-// where they fit the smaller team.
-bool SdcaCpuSolver::reduce_concurrency() {
-  if (!reduce_shared_threads(threads_, replicas_ > 0)) return false;
-  hot_.set_team(threads_);
-  const std::size_t weights = static_cast<std::size_t>(n_features_) + 1;
-  copies_.reset();
-  if (detail::ThreadCopies::fits(weights, threads_)) copies_ = std::make_unique<detail::ThreadCopies>(weights, threads_);
-  return true;
-}
-
-double SdcaCpuSolver::squared_weight_norm() {
-  // A free intercept's weight is not in the penalty.
-  const std::size_t penalised = weights_.size() - (free_intercept_ ? 1 : 0);
-  double squared_norm = 0.0;
-  for (std::size_t j = 0; j < penalised; ++j) squared_norm += weights_[j] * weights_[j];
-  return squared_norm;
 }
 
 FitResult SdcaCpuSolver::fit(ChunkSource& source, Communicator& communicator, SolverState& state) {
@@ -601,10 +312,10 @@ FitResult SdcaCpuSolver::fit(ChunkSource& source, Communicator& communicator, So
   return result;
 }
 
-}  // namespace
+}  // namespace detail
 
 std::unique_ptr<Solver> make_sdca_cpu_solver(const SolverParameters& parameters) {
-  return std::make_unique<SdcaCpuSolver>(parameters);
+  return std::make_unique<detail::SdcaCpuSolver>(parameters);
 }
 
 }  // namespace snapml

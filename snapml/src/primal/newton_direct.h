@@ -1,4 +1,4 @@
-// The direct Newton step of the primal solver (tron.cpp, PrimalMethod::Cholesky):
+// The direct Newton step of the primal solver (primal_newton_solver.cpp, PrimalMethod::Cholesky):
 // where the weights are few, the whole Hessian H = X^T D X + diag(r) is formed in
 // one pass (MatrixOperations::hessian_matrix) and H p = -g solved by its Cholesky
 // factorisation, as scikit-learn's "newton-cholesky" does. A trust-region

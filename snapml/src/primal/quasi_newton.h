@@ -1,4 +1,4 @@
-// The pieces of the primal solver's quasi-Newton method (tron.cpp, used for the
+// The pieces of the primal solver's quasi-Newton method (primal_newton_solver.cpp, used for the
 // multinomial loss; docs/algorithms.md, "Multinomial"): limited-memory BFGS
 // directions and a line search that costs no pass over the data.
 //
@@ -16,7 +16,7 @@
 #include <functional>
 #include <vector>
 
-#include "tron_objective.h"
+#include "newton_objective.h"
 
 namespace snapml::detail {
 

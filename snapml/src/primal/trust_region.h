@@ -1,5 +1,5 @@
 // The trust-region Newton method's rules, written once for every place it runs:
-// the CPU solver (snapml/src/primal/tron.cpp, its vectors in host memory) and the GPU
+// the CPU solver (snapml/src/primal/primal_newton_solver.cpp, its vectors in host memory) and the GPU
 // solver (cuda/src/primal/newton_gpu_solver.cpp, its vectors in device memory).
 // Lin, Weng & Keerthi, "Trust region Newton method for large-scale logistic
 // regression", JMLR 9 (2008), Algorithms 1 and 2 (LIBLINEAR's TRON), with CG
@@ -147,7 +147,7 @@ struct IterateSums {
 // whether the stopping rule holds (result.converged). Certified (everything
 // penalised): D(alpha) = dual_sum - 0.5 ||w(alpha)||^2 with w(alpha) = w - g, and
 // the fit stops on gap <= tol * P(w); otherwise on LIBLINEAR's ||g(w)|| <= tol *
-// ||g(0)||, with NaN for dual and gap (tron.cpp explains the certificate). A
+// ||g(0)||, with NaN for dual and gap (primal_newton_solver.cpp explains the certificate). A
 // primal or gradient that is not finite throws FitDiverged: no model comes out of
 // a fit whose arithmetic overflowed.
 inline bool record_iterate(FitResult& result, const SolverParameters& parameters, bool certified, double seconds,

@@ -1,4 +1,4 @@
-// The multinomial loss's kernels (cuda/src/primal/kernels.h, "K classes at
+// The multinomial loss's kernels (cuda/src/primal/kernels/kernels.h, "K classes at
 // once") as host loops, for the emulated build (README.md), written from that
 // header's contracts like host_kernels.cpp: short columns by their offsets,
 // long ones only through the plan's pieces, with kPiecePartials doubles a
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "fake_cuda_runtime.h"
-#include "primal/kernels.h"
+#include "primal/kernels/kernels.h"
 
 namespace snapml::cuda::primal {
 namespace {

@@ -1,4 +1,4 @@
-// The GPU Newton solver's kernels (cuda/src/primal/kernels.h) as plain host loops,
+// The GPU Newton solver's kernels (cuda/src/primal/kernels/kernels.h) as plain host loops,
 // for the emulated build (README.md): the same contracts, written again from
 // kernels.h, so the solver's host code (the upload, the tiles and parts, the
 // plans, the trust region's backend) runs and is checked against the CPU solver
@@ -12,7 +12,7 @@
 #include <type_traits>
 
 #include "fake_cuda_runtime.h"
-#include "primal/kernels.h"
+#include "primal/kernels/kernels.h"
 #include "primal/trust_region.h"
 #include "snapml/error.h"
 #include "snapml/losses/primal_terms.h"

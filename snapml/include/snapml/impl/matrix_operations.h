@@ -1,4 +1,4 @@
-// The matrix-operations seam of the primal Newton solver (snapml/src/primal/tron.cpp).
+// The matrix-operations seam of the primal Newton solver (snapml/src/primal/primal_newton_solver.cpp).
 //
 // TRON's work is three products with this rank's rows x_i (each with the
 // constant feature `bias_value` appended at index n_features, the intercept's):
@@ -79,7 +79,7 @@ class MatrixOperations {
 
 // Builds the backend a fit runs over: (source, global n_features, bias_value,
 // threads) as make_cpu_matrix_operations takes them. The primal solver is written
-// once over this; make_tron_solver takes the backend (snapml/src/primal/tron.cpp).
+// once over this; make_tron_solver takes the backend (snapml/src/primal/primal_newton_solver.cpp).
 using MatrixOperationsFactory = std::function<std::unique_ptr<MatrixOperations>(
     ChunkSource& source, std::int32_t n_features, double bias_value, int threads)>;
 

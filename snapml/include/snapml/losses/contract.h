@@ -51,7 +51,7 @@ using scalar_dual_members = std::void_t<
 }  // namespace detail
 
 // Whether Loss can be minimised in the primal by the Newton solver
-// (snapml/src/primal/tron.cpp): loss(y, m) is once differentiable in the margin m with a
+// (snapml/src/primal/primal_newton_solver.cpp): loss(y, m) is once differentiable in the margin m with a
 // Lipschitz derivative, and carries
 //   primal_derivative(y, m)  d/dm loss(y, m)
 //   primal_curvature(y, m)   d2/dm2 loss(y, m), or the generalized second
@@ -91,7 +91,7 @@ constexpr bool is_dual_loss() {
 }
 
 // Whether a loss has one dual variable per class (the multinomial loss): the
-// primal Newton solver minimises it (snapml/src/primal/tron_multinomial.cpp).
+// primal Newton solver minimises it (snapml/src/primal/multinomial_objective.cpp).
 template <typename Loss>
 constexpr bool is_per_class_loss() {
   if constexpr (!is_dual_loss<Loss>()) {

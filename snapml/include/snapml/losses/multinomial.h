@@ -12,7 +12,7 @@
 //
 // One dual variable per class and row (kDualDimension = kOnePerClass): no scalar
 // solver takes it (dispatch.h's with_loss refuses it); the primal Newton solver
-// does (snapml/src/primal/tron_multinomial.cpp). With two classes it is the logistic loss
+// does (snapml/src/primal/multinomial_objective.cpp). With two classes it is the logistic loss
 // on w_1 - w_0 and train() trains it as that, as scikit-learn does.
 #pragma once
 
@@ -34,7 +34,7 @@ struct MultinomialLoss {
   // p = softmax(margins), k < classes; returns log sum_k exp(margins_k), both
   // computed around the largest margin so that nothing overflows. p may be
   // margins itself (the GPU's rows compute it in place). Host and device: the
-  // GPU Newton solver's rows (cuda/src/primal/class_rows.cu) run this code.
+  // GPU Newton solver's rows (cuda/src/primal/kernels/class_rows.cu) run this code.
   SNAPML_HOST_DEVICE static double softmax(const double* margins, int classes, double* p) {
     double top = margins[0];
     for (int k = 1; k < classes; ++k) top = margins[k] > top ? margins[k] : top;

@@ -1,4 +1,4 @@
-// What the primal Newton solver (snapml/src/primal/tron.cpp) reads of a primal loss
+// What the primal Newton solver (snapml/src/primal/primal_newton_solver.cpp) reads of a primal loss
 // (contract.h, is_primal_loss) at one row's margin, in one call.
 //
 // The solver's passes over the rows evaluate the loss, its derivative and its
@@ -38,7 +38,7 @@ SNAPML_HOST_DEVICE PrimalTerms primal_terms(const Loss& loss, double y, double m
 }
 
 // dual_value(y, alpha, C) at the dual point paired with the margin,
-// alpha = -C loss'(m) coefficient(y) (the gradient's certificate, tron.cpp), given
+// alpha = -C loss'(m) coefficient(y) (the gradient's certificate, primal_newton_solver.cpp), given
 // the margin's terms. For a differentiable loss Fenchel-Young holds with equality
 // there, so the value is C (loss(m) - m loss'(m)); for the logistic loss that is
 // C (log(1 + e^-u) + u sigmoid(-u)), u = y m: the binary entropy of

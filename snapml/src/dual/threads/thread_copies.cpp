@@ -1,6 +1,6 @@
 #include "thread_copies.h"
 
-#include "../common/omp_threads.h"
+#include "../../common/omp_threads.h"
 
 namespace snapml::detail {
 namespace {

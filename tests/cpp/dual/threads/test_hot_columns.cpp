@@ -1,9 +1,9 @@
-// Which columns a PASSCoDe thread keeps pending (snapml/src/dual/hot_columns.h).
+// Which columns a PASSCoDe thread keeps pending (snapml/src/dual/threads/hot_columns.h).
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "../../../snapml/src/dual/hot_columns.h"
+#include "../../../../snapml/src/dual/threads/hot_columns.h"
 #include "snapml/dataset.h"
 
 namespace {

@@ -4,7 +4,7 @@
 #include <limits>
 #include <numeric>
 
-#include "../common/omp_threads.h"
+#include "../../common/omp_threads.h"
 
 namespace snapml::detail {
 

@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "../common/random.h"
+#include "../../common/random.h"
 #include "resident_rows.h"
 #include "snapml/chunk_source.h"
 

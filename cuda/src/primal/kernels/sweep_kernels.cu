@@ -3,7 +3,7 @@
 // with the preconditioner and the certificate's sums, the Hessian product's
 // penalty term with d.Hd, CG's start, advance and step to the boundary, and the
 // trial point with the model's reduction. Each is one pass over its vectors; the
-// arithmetic of each entry is the CPU solver's (tron.cpp, TrustRegionSteps).
+// arithmetic of each entry is the CPU solver's (trust_region_cpu.cpp, TrustRegionSteps).
 #include "kernels.h"
 #include "primal/trust_region.h"
 #include "reduce.cuh"

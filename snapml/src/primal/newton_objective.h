@@ -1,10 +1,11 @@
-// What the primal Newton solver (tron.cpp) minimises, as it sees it: the loss part
+// What the primal Newton solver (primal_newton_solver.cpp) minimises, as it sees it: the loss part
 // of f(w) = sum_i C_i loss_i(w) + 0.5 sum_j r_j w_j^2 over this rank's rows, with
 // its gradient, Hessian-vector products, Hessian diagonal and the paired dual
 // point. The trust region, CG, the penalty, the sums over ranks and the
 // certificate are the solver's, written once; an objective is one loss family
-// over the MatrixOperations seam: the scalar losses (one weight vector, tron.cpp)
-// and the multinomial loss (K weight vectors, tron_multinomial.cpp).
+// over the MatrixOperations seam: the scalar losses (one weight vector,
+// scalar_objective.cpp) and the multinomial loss (K weight vectors,
+// multinomial_objective.cpp).
 #pragma once
 
 #include <algorithm>
@@ -71,7 +72,11 @@ class NewtonObjective {
   virtual void finish(const std::vector<double>& w, SolverState& state) = 0;
 };
 
-// The multinomial loss over `operations` (tron_multinomial.cpp).
+// The scalar losses over `operations` (scalar_objective.cpp).
+std::unique_ptr<NewtonObjective> make_scalar_objective(MatrixOperations& operations, const SolverParameters& parameters,
+                                                       int threads);
+
+// The multinomial loss over `operations` (multinomial_objective.cpp).
 std::unique_ptr<NewtonObjective> make_multinomial_objective(MatrixOperations& operations,
                                                            const SolverParameters& parameters, int threads);
 

@@ -1,4 +1,4 @@
-// The multinomial (softmax) loss for the primal Newton solver (tron.cpp):
+// The multinomial (softmax) loss for the primal Newton solver (primal_newton_solver.cpp):
 //   f(W) = sum_i C_i [log sum_k exp(m_ik) - m_i,y_i] + 0.5 sum_j,k r_j W_jk^2,
 //   m_ik = w_k . x_i (the constant feature's weight the intercept), the objective
 // of scikit-learn's LogisticRegression for more than two classes scaled by C
@@ -23,7 +23,7 @@
 
 #include "snapml/error.h"
 #include "snapml/losses/multinomial.h"
-#include "tron_objective.h"
+#include "newton_objective.h"
 
 namespace snapml::detail {
 namespace {

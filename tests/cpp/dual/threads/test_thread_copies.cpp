@@ -1,11 +1,11 @@
-// A small w shared by PASSCoDe threads through a copy each (snapml/src/dual/thread_copies.h):
+// A small w shared by PASSCoDe threads through a copy each (snapml/src/dual/threads/thread_copies.h):
 // what a copy sees after publishing, and that folding loses no thread's change.
 #include <gtest/gtest.h>
 
 #include <thread>
 #include <vector>
 
-#include "../../../snapml/src/dual/thread_copies.h"
+#include "../../../../snapml/src/dual/threads/thread_copies.h"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // The sums of the GPU Newton solver's kernels, deterministic by construction:
 // a group of lanes reduces a row by a fixed shuffle tree, a block its threads'
-// values by block_sum's fixed tree (../block_reduce.cuh), and the last block of a
+// values by block_sum's fixed tree (../../device/block_reduce.cuh), and the last block of a
 // grid to finish adds the blocks' partials in block order (the CUDA samples'
 // threadFenceReduction: each block publishes its partial, fences, and takes a
 // ticket; the block with the last ticket reads them all). Grids are sized from the
@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "../device/block_reduce.cuh"
+#include "../../device/block_reduce.cuh"
 #include "kernels.h"
 
 namespace snapml::cuda::primal {

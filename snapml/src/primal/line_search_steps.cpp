@@ -1,0 +1,108 @@
+// The primal Newton solver's steps along a line (primal_newton_solver.cpp says when
+// each is taken): limited-memory BFGS (quasi_newton.h; Nocedal & Wright, Numerical
+// Optimization, Algorithm 7.4), and Newton's step solved exactly by Cholesky over
+// the whole Hessian (newton_direct.h). Both move by line_step, whose search reads
+// no data: the margins along w + t p are m + t X p, one pass for X p.
+#include <cstdint>
+#include <vector>
+
+#include "../common/omp_threads.h"
+#include "newton_direct.h"
+#include "primal_newton_solver.h"
+#include "quasi_newton.h"
+
+namespace snapml::detail {
+
+void PrimalNewtonSolver::lbfgs(FitResult& result, std::vector<double>& w, std::vector<double>& margins,
+                          std::vector<double>& g, double f, double first_gradient_norm) {
+  const std::size_t width = w.size();
+  detail::LbfgsMemory memory(width, kLbfgsPairs, threads_);
+  std::vector<double> p, y(width), step(width);
+  while (result.epochs < parameters_.max_epochs) {
+    memory.direction(g, p);
+    double slope = memory.dot(g, p);
+    if (!(slope < 0.0)) {  // rounding spoilt the approximation: start it again from -g
+      memory.forget();
+      memory.direction(g, p);
+      slope = memory.dot(g, p);
+      if (!(slope < 0.0)) break;
+    }
+    // The first direction is -g, of no natural length: its line starts at 0.
+    const double t = line_step(w, margins, f, p, slope, memory.empty() ? 0.0 : 1.0, &step);
+    if (!(t > 0.0)) break;  // no decrease is representable
+    const auto entries = static_cast<std::int64_t>(width);
+    y.swap(g);
+    const double dual_sum = gradient(w, margins, g);
+SNAPML_OMP(parallel for num_threads(detail::threads_for(entries, threads_)) schedule(static))
+    for (std::int64_t j = 0; j < entries; ++j) y[j] = g[j] - y[j];
+    memory.remember(step, y);
+    ++result.epochs;
+    if (record(result, w, f, g, dual_sum, first_gradient_norm)) break;
+    progress(result, w);
+  }
+}
+
+double PrimalNewtonSolver::line_step(std::vector<double>& w, std::vector<double>& margins, double& f,
+                                const std::vector<double>& p, double slope, double start,
+                                std::vector<double>* step) {
+  const std::size_t width = w.size();
+  std::vector<double>& u = line_margins_;
+  u.resize(margins.size());
+  objective_->margins(p, u);  // the one pass of the line search
+  // The penalty 0.5 sum_j r_j (w_j + t p_j)^2 along the line: a quadratic in t,
+  // its value and derivatives at t = 0.
+  const detail::LineValues penalty =
+      detail::ordered_sum(static_cast<std::int64_t>(width), threads_, [&](std::int64_t index) {
+        const auto j = static_cast<std::size_t>(index);
+        return detail::LineValues{0.5 * regulariser_[j] * w[j] * w[j], regulariser_[j] * w[j] * p[j],
+                                  regulariser_[j] * p[j] * p[j]};
+      });
+  const detail::LineFunction phi = [&](double t) {
+    detail::LineValues line = objective_->along_line(margins, u, t);
+    communicator_->allreduce_sum(&line.value, 3);
+    line.value += penalty.value + t * (penalty.slope + 0.5 * t * penalty.curvature);
+    line.slope += penalty.slope + t * penalty.curvature;
+    line.curvature += penalty.curvature;
+    return line;
+  };
+  const detail::LineStep found = detail::minimise_along_line(phi, f, slope, start);
+  if (!(found.t > 0.0)) return 0.0;
+  const auto entries = static_cast<std::int64_t>(width);
+SNAPML_OMP(parallel for num_threads(detail::threads_for(entries, threads_)) schedule(static))
+  for (std::int64_t j = 0; j < entries; ++j) {
+    const double change = found.t * p[j];
+    if (step) (*step)[j] = change;
+    w[j] += change;
+  }
+  const auto rows = static_cast<std::int64_t>(margins.size());
+SNAPML_OMP(parallel for num_threads(detail::threads_for(rows, threads_)) schedule(static))
+  for (std::int64_t i = 0; i < rows; ++i) margins[i] += found.t * u[i];
+  f = found.value;
+  return found.t;
+}
+
+void PrimalNewtonSolver::direct_newton(FitResult& result, std::vector<double>& w, std::vector<double>& margins,
+                                  std::vector<double>& g, double f, double first_gradient_norm) {
+  const std::size_t width = w.size();
+  std::vector<double> hessian(width * (width + 1) / 2), p;
+  while (result.epochs < parameters_.max_epochs) {
+    objective_->hessian_matrix(hessian.data());
+    communicator_->allreduce_sum(hessian.data(), hessian.size());
+    const bool solved = detail::solve_newton_system(hessian, regulariser_, g, p);
+    const double slope = solved ? dot(g, p) : 0.0;
+    if (!(slope < 0.0)) {
+      // H is not numerically positive definite (collinear columns without a
+      // penalty): the trust region, which needs no factorisation, goes on from w.
+      trust_region(result, w, margins, g, f, first_gradient_norm);
+      return;
+    }
+    // Newton's step is t = 1; the search moves off it only where the loss is far from quadratic.
+    if (!(line_step(w, margins, f, p, slope, 1.0, nullptr) > 0.0)) break;  // no decrease is representable
+    const double dual_sum = gradient(w, margins, g);
+    ++result.epochs;
+    if (record(result, w, f, g, dual_sum, first_gradient_norm)) break;
+    progress(result, w);
+  }
+}
+
+}  // namespace snapml::detail

@@ -1,0 +1,205 @@
+// The primal trust-region Newton solver (TRON): Lin, Weng & Keerthi, "Trust
+// region Newton method for large-scale logistic regression", JMLR 9 (2008),
+// Algorithms 1 and 2; the solver of LIBLINEAR's -s 0, -s 2 and -s 11.
+//
+// It minimises
+//   f(w) = sum_i C_i loss(y_i, x_i.w) + 0.5 sum_j r_j w_j^2
+// with r_j = 1 for every feature under penalty L2, r = 0 for the intercept's
+// weight when it is free, and r = 0 everywhere under penalty none. Each outer
+// iteration solves the Newton system H s = -g approximately by conjugate
+// gradients inside the trust region ||s|| <= Delta (Steihaug's rule: stop at the
+// boundary, or on a direction of non-positive curvature), accepts w + s when the
+// actual reduction is a fair share of the model's, and resizes Delta by how well
+// the quadratic model predicted the reduction. The loss's derivatives come from
+// its struct (losses/contract.h, is_primal_loss); the squared hinge and the
+// epsilon-insensitive squared loss use the generalized Hessian (second
+// derivative 0 on the rows outside the loss's active zone).
+//
+// Work: a gradient is one X w and one X^T d; a Hessian-vector product is one
+// X^T D X v, over the MatrixOperations seam (snapml/impl/matrix_operations.h). With K
+// ranks each product is summed over the ranks (one allreduce each), and every
+// other step (CG's inner products, the trust region) runs on identical vectors
+// on every rank, so K ranks take the single-process iterates up to rounding.
+//
+// Certificate (docs/algorithms.md, "Primal Newton"): with everything penalised
+// the primal point gives the dual point alpha_i = -C_i loss'(m_i) c(y_i), whose
+// w(alpha) = -X^T d = w - g (d_i = C_i loss'(m_i), g the gradient), so the gap
+// P(w) - D(alpha) comes with every gradient at no extra pass, and the fit stops
+// on the SDCA rule gap <= tol * P(w). With a free intercept or no penalty the
+// dual has a constraint this alpha does not meet: the fit stops on LIBLINEAR's
+// ||g(w)|| <= tol * ||g(0)|| and the records carry NaN for dual and gap.
+//
+// The loss part is a NewtonObjective (newton_objective.h): the scalar losses in
+// scalar_objective.cpp, the multinomial loss's K weight vectors in
+// multinomial_objective.cpp; the trust region, CG and the certificate above are
+// the same for both. This file is the driver (the sums over ranks, the records,
+// which iterations run); the trust region's CPU backend is trust_region_cpu.cpp,
+// L-BFGS and the Cholesky steps line_search_steps.cpp.
+//
+// The same solver also steps by limited-memory BFGS (PrimalMethod, solver.h;
+// quasi_newton.h), the default for the multinomial loss: on news20 at C = 1 (raw
+// counts, C max ||x||^2 = 4e5) the trust region stays at one CG step to its
+// boundary per Newton iteration and takes thousands of passes where L-BFGS takes
+// about 500 (docs/benchmarks/primal.md). Its line search reads no data (the
+// margins of w + t p are m + t X p), so an iteration is two passes, X p and the
+// gradient's X^T d; the records, the stopping rules and the ranks' sums are the
+// trust region's.
+//
+// Where the weights are few (newton_direct.h), the Newton system is solved
+// exactly instead: the whole Hessian is formed in one pass, factorised by
+// Cholesky, and the step's length found by the same line search (three passes an
+// iteration); the default for a penalised scalar loss whose Hessian costs at
+// most ~20 Hessian-vector products to form.
+#include "primal_newton_solver.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "../common/omp_threads.h"
+#include "newton_direct.h"
+#include "trust_region.h"
+
+namespace snapml {
+
+void detail::NewtonObjective::hessian_matrix(double*) {
+  throw InvalidArgument("the primal solver forms the whole Hessian for a scalar loss only");
+}
+
+namespace detail {
+
+std::vector<double> PrimalNewtonSolver::prepare(ChunkSource& source, Communicator& communicator, SolverState& state) {
+  communicator_ = &communicator;
+  threads_ = detail::resolve_threads(parameters_.threads);
+  std::int64_t features = source.n_features();
+  communicator.allreduce_max(&features, 1);
+  const auto n_features = static_cast<std::int32_t>(features);
+  operations_ = std::make_unique<detail::CountedOperations>(
+      make_operations_(source, n_features, parameters_.intercept_scaling, threads_));
+  if (loss_is_per_class(parameters_.loss))
+    objective_ = detail::make_multinomial_objective(*operations_, parameters_, threads_);
+  else
+    objective_ = detail::make_scalar_objective(*operations_, parameters_, threads_);
+  const std::size_t width = objective_->width();
+  regulariser_.assign(width, parameters_.penalty == Penalty::None ? 0.0 : 1.0);
+  if (!parameters_.penalise_intercept)
+    std::fill(regulariser_.end() - static_cast<std::ptrdiff_t>(objective_->intercept_count()), regulariser_.end(),
+              0.0);
+  // The same choice on every rank: from the pairs and entries summed over them.
+  double work[2] = {operations_->hessian_matrix_pairs(), operations_->row_entries()};
+  communicator.allreduce_sum(work, 2);
+  direct_ = parameters_.primal_method == PrimalMethod::Cholesky ||
+            (parameters_.primal_method == PrimalMethod::Auto && !loss_is_per_class(parameters_.loss) &&
+             parameters_.penalty == Penalty::L2 && detail::direct_newton_pays(work[0], work[1], width));
+  return objective_->start(state, communicator);
+}
+
+double PrimalNewtonSolver::value(const std::vector<double>& w, std::vector<double>& margins) {
+  double loss_sum = objective_->loss_sum(w, margins);
+  communicator_->allreduce_sum(&loss_sum, 1);
+  double penalty = 0.0;
+  for (std::size_t j = 0; j < w.size(); ++j) penalty += regulariser_[j] * w[j] * w[j];
+  return loss_sum + 0.5 * penalty;
+}
+
+double PrimalNewtonSolver::gradient(const std::vector<double>& w, const std::vector<double>& margins,
+                               std::vector<double>& g) {
+  // One allreduce for X^T d and the dual sum.
+  const std::size_t width = w.size();
+  g.resize(width + 1);
+  g[width] = objective_->gradient(margins, g.data());
+  communicator_->allreduce_sum(g.data(), g.size());
+  const double dual_sum = g[width];
+  g.resize(width);
+  for (std::size_t j = 0; j < width; ++j) g[j] += regulariser_[j] * w[j];
+  return dual_sum;
+}
+
+void PrimalNewtonSolver::update_preconditioner() {
+  const std::size_t width = regulariser_.size();
+  preconditioner_.resize(width);
+  objective_->hessian_diagonal(preconditioner_.data());
+  communicator_->allreduce_sum(preconditioner_.data(), width);
+  for (std::size_t j = 0; j < width; ++j)
+    preconditioner_[j] = detail::trust_region::preconditioner_entry(regulariser_[j], preconditioner_[j]);
+}
+
+void PrimalNewtonSolver::hessian_product(const std::vector<double>& v, std::vector<double>& out) {
+  out.resize(v.size());
+  objective_->hessian_product(v, out.data());
+  communicator_->allreduce_sum(out.data(), out.size());
+  for (std::size_t j = 0; j < v.size(); ++j) out[j] += regulariser_[j] * v[j];
+}
+
+bool PrimalNewtonSolver::record(FitResult& result, const std::vector<double>& w, double f, const std::vector<double>& g,
+                           double dual_sum, double first_gradient_norm) {
+  detail::trust_region::IterateSums sums;
+  sums.primal = f;
+  sums.gradient_norm = norm(g);
+  sums.dual_sum = dual_sum;
+  if (certified())  // ||w(alpha)||^2 = ||w - g||^2
+    for (std::size_t j = 0; j < w.size(); ++j) sums.dual_weights_squared += (w[j] - g[j]) * (w[j] - g[j]);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  return detail::trust_region::record_iterate(result, parameters_, certified(), seconds, first_gradient_norm, sums);
+}
+
+FitResult PrimalNewtonSolver::fit(ChunkSource& source, Communicator& communicator, SolverState& state) {
+  started_ = std::chrono::steady_clock::now();
+  std::vector<double> w = prepare(source, communicator, state);
+  const std::size_t width = w.size();
+  std::vector<double> margins(objective_->margins_size());
+  std::vector<double> g;
+
+  // The gradient rule's reference ||g(0)|| (LIBLINEAR's, whatever the start).
+  double first_gradient_norm = 0.0;
+  if (!certified()) {
+    const std::vector<double> zero(width, 0.0);
+    std::fill(margins.begin(), margins.end(), 0.0);
+    gradient(zero, margins, g);
+    first_gradient_norm = norm(g);
+  }
+  double f = value(w, margins);
+  const double dual_sum = gradient(w, margins, g);
+
+  FitResult result;
+  result.epochs = parameters_.first_epoch;  // a resumed fit goes on counting
+  if (!record(result, w, f, g, dual_sum, first_gradient_norm)) {
+    if (uses_lbfgs())
+      lbfgs(result, w, margins, g, f, first_gradient_norm);
+    else if (direct_)
+      direct_newton(result, w, margins, g, f, first_gradient_norm);
+    else
+      trust_region(result, w, margins, g, f, first_gradient_norm);
+  }
+  objective_->finish(w, state);
+  result.data_passes = operations_->passes();
+  objective_.reset();
+  operations_.reset();
+  communicator_ = nullptr;
+  return result;
+}
+
+void PrimalNewtonSolver::progress(const FitResult& result, const std::vector<double>& w) {
+  // The weights are the whole iterate: a resumed fit starts from them.
+  if (parameters_.on_progress)
+    parameters_.on_progress(result.epochs, [&w] {
+      SolverState state;
+      state.weights = w;
+      return state;
+    });
+}
+
+}  // namespace detail
+
+std::unique_ptr<Solver> make_tron_solver(const SolverParameters& parameters, MatrixOperationsFactory operations) {
+  return std::make_unique<detail::PrimalNewtonSolver>(parameters, std::move(operations));
+}
+
+std::unique_ptr<Solver> make_tron_cpu_solver(const SolverParameters& parameters) {
+  return make_tron_solver(parameters, &make_cpu_matrix_operations);
+}
+
+}  // namespace snapml
+

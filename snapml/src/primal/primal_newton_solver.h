@@ -1,0 +1,112 @@
+// The primal Newton solver's driver (primal_newton_solver.cpp explains the method
+// and its certificate), declared here for the files its iterations live in: the
+// trust region's CPU backend (trust_region_cpu.cpp) and the steps along a line,
+// L-BFGS and Newton by Cholesky (line_search_steps.cpp). The products run on any
+// MatrixOperations backend (CPU threads, GPUs), so the name says primal Newton,
+// not a device.
+#pragma once
+
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../common/interleaved_sums.h"
+#include "counted_operations.h"
+#include "newton_objective.h"
+#include "snapml/error.h"
+#include "snapml/impl/matrix_operations.h"
+#include "snapml/solver.h"
+
+namespace snapml::detail {
+
+// L-BFGS's memory: the (s, y) pairs kept (scipy's L-BFGS-B, under scikit-learn's
+// lbfgs, keeps 10).
+inline constexpr int kLbfgsPairs = 10;
+
+class PrimalNewtonSolver final : public Solver {
+ public:
+  PrimalNewtonSolver(const SolverParameters& parameters, MatrixOperationsFactory operations)
+      : parameters_(parameters), make_operations_(std::move(operations)) {
+    validate(parameters_);
+    require(parameters_.penalty != Penalty::L1,
+            "the primal Newton solver takes penalty l2 or none; penalty l1 trains by newGLMNET or coordinate "
+            "descent (plan_solver picks them)");
+    require(parameters_.primal_method != PrimalMethod::Cholesky || !loss_is_per_class(parameters_.loss),
+            "the primal solver's Cholesky step takes a scalar loss; the multinomial loss steps by L-BFGS or the "
+            "trust region");
+    require(primal_solver_supports(parameters_.loss),
+            std::string("the primal Newton solver needs a loss with a Lipschitz derivative; the ") +
+                loss_name(parameters_.loss) + " loss is not one: use " + loss_names_text(primal_solver_supports));
+  }
+
+  FitResult fit(ChunkSource& source, Communicator& communicator, SolverState& state) override;
+
+ private:
+  static double dot(const std::vector<double>& a, const std::vector<double>& b) {
+    return detail::interleaved_dot(a.data(), b.data(), 0, static_cast<std::int64_t>(a.size()));
+  }
+
+  static double norm(const std::vector<double>& a) { return std::sqrt(dot(a, a)); }
+
+  // a += scale * b
+  static void axpy(double scale, const std::vector<double>& b, std::vector<double>& a) {
+    for (std::size_t j = 0; j < a.size(); ++j) a[j] += scale * b[j];
+  }
+
+  // Whether the duality gap certifies the fit (everything penalised).
+  bool certified() const { return parameters_.penalty == Penalty::L2 && parameters_.penalise_intercept; }
+
+  std::vector<double> prepare(ChunkSource& source, Communicator& communicator, SolverState& state);
+  // f(w) from its margins (computed into `margins`).
+  double value(const std::vector<double>& w, std::vector<double>& margins);
+  // g(w) from the margins of w; keeps the curvatures for hessian_product and
+  // returns sum_i dual_value(alpha_i) of the paired dual point.
+  double gradient(const std::vector<double>& w, const std::vector<double>& margins, std::vector<double>& g);
+  // M = (1 - a) I + a diag(H) at the point of the last gradient().
+  void update_preconditioner();
+  // H v at the point of the last gradient().
+  void hessian_product(const std::vector<double>& v, std::vector<double>& out);
+  // Appends the record of iterate w (value f, gradient g, dual sum) and returns
+  // whether the stopping rule holds.
+  bool record(FitResult& result, const std::vector<double>& w, double f, const std::vector<double>& g,
+              double dual_sum, double first_gradient_norm);
+  // Calls on_progress with the iterate w.
+  void progress(const FitResult& result, const std::vector<double>& w);
+  bool uses_lbfgs() const {
+    return parameters_.primal_method == PrimalMethod::Lbfgs ||
+           (parameters_.primal_method == PrimalMethod::Auto && loss_is_per_class(parameters_.loss));
+  }
+  // The iterations from w (value f, gradient g, margins) after its record: the
+  // trust-region Newton method (trust_region.h over TrustRegionSteps), L-BFGS
+  // (quasi_newton.h), or Newton steps by Cholesky (newton_direct.h). Each leaves
+  // the last iterate in w and its gradient() as the objective's last.
+  class TrustRegionSteps;
+  void trust_region(FitResult& result, std::vector<double>& w, std::vector<double>& margins, std::vector<double>& g,
+                    double f, double first_gradient_norm);
+  void lbfgs(FitResult& result, std::vector<double>& w, std::vector<double>& margins, std::vector<double>& g,
+             double f, double first_gradient_norm);
+  void direct_newton(FitResult& result, std::vector<double>& w, std::vector<double>& margins,
+                     std::vector<double>& g, double f, double first_gradient_norm);
+  // Moves w, its margins and value f to a near minimiser of f along w + t p
+  // (slope = g.p < 0), searching from t = start by the line search that reads no
+  // data (quasi_newton.h; one pass for X p). Writes the step t p into `step`
+  // where given. Returns t; 0 where no decrease is representable (w unchanged).
+  double line_step(std::vector<double>& w, std::vector<double>& margins, double& f, const std::vector<double>& p,
+                   double slope, double start, std::vector<double>* step);
+
+  SolverParameters parameters_;
+  MatrixOperationsFactory make_operations_;  // the products' backend (CPU threads, GPUs)
+  Communicator* communicator_ = nullptr;
+  std::unique_ptr<detail::CountedOperations> operations_;
+  std::unique_ptr<detail::NewtonObjective> objective_;
+  std::chrono::steady_clock::time_point started_;
+  int threads_ = 1;
+  bool direct_ = false;                 // whether the Newton steps are solved by Cholesky
+  std::vector<double> regulariser_;     // r_j
+  std::vector<double> preconditioner_;  // M_j at the last gradient()
+  std::vector<double> line_margins_;    // X p of line_step's direction, kept between iterations
+};
+
+}  // namespace snapml::detail

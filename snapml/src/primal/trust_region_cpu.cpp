@@ -1,0 +1,125 @@
+// The trust-region Newton method's CPU backend: trust_region.h's rules and loops
+// (radius, Steihaug's CG, acceptance, the record), shared with the GPU solver
+// (cuda/src/primal/newton_gpu_solver.cpp), over the driver's host vectors
+// (primal_newton_solver.h). Lin, Weng & Keerthi, JMLR 9 (2008), Algorithms 1 and 2.
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "../common/interleaved_sums.h"
+#include "primal_newton_solver.h"
+#include "trust_region.h"
+
+namespace snapml::detail {
+
+// trust_region.h's backend over this solver's host vectors: w, its margins and
+// gradient g (the caller's), the CG vectors s, r, d, hd and the trial point.
+class PrimalNewtonSolver::TrustRegionSteps {
+ public:
+  TrustRegionSteps(PrimalNewtonSolver& solver, std::vector<double>& w, std::vector<double>& margins,
+                   std::vector<double>& g, double first_gradient_norm)
+      : solver_(solver),
+        w_(w),
+        margins_(margins),
+        g_(g),
+        first_gradient_norm_(first_gradient_norm),
+        width_(w.size()),
+        trial_(width_),
+        trial_margins_(margins.size()) {}
+
+  void update_preconditioner() { solver_.update_preconditioner(); }
+  double initial_radius() const {
+    double delta = 0.0;
+    for (std::size_t j = 0; j < width_; ++j) delta += g_[j] * g_[j] / solver_.preconditioner_[j];
+    return std::sqrt(delta);
+  }
+  double gradient_norm() const { return norm(g_); }
+  double cg_target(double f) const {
+    return detail::trust_region::cg_target(solver_.certified(), solver_.parameters_.tol, f);
+  }
+
+  detail::trust_region::CgStart cg_start() {
+    const std::vector<double>& m = solver_.preconditioner_;
+    s_.assign(width_, 0.0);
+    r_.resize(width_);
+    d_.resize(width_);
+    // The M-norm products of s and d that the boundary test reads, kept up to date
+    // in the sweeps that change s and d (three sweeps over the weights an iteration
+    // besides H d, where recomputing them took seven): <a, b>_M = sum_j a_j M_j b_j.
+    const auto start = detail::interleaved_sums<2>(0, entries(), [&](std::int64_t j, double* sum) {
+      r_[j] = -g_[j];
+      d_[j] = r_[j] / m[j];
+      sum[0] += d_[j] * r_[j];
+      sum[1] += d_[j] * m[j] * d_[j];
+    });
+    return {start[0], start[1]};
+  }
+  double cg_curvature() {
+    solver_.hessian_product(d_, hd_);
+    return dot(d_, hd_);
+  }
+  detail::trust_region::CgAdvance cg_advance(double step, double zr) {
+    const std::vector<double>& m = solver_.preconditioner_;
+    detail::trust_region::CgAdvance next;
+    const auto residual = detail::interleaved_sums<2>(0, entries(), [&](std::int64_t j, double* sum) {
+      s_[j] += step * d_[j];
+      r_[j] -= step * hd_[j];
+      sum[0] += r_[j] * r_[j] / m[j];
+      sum[1] += r_[j] * r_[j];
+    });
+    next.zr = residual[0];
+    next.rr = residual[1];
+    const double beta = next.zr / zr;
+    const auto products = detail::interleaved_sums<2>(0, entries(), [&](std::int64_t j, double* sum) {
+      d_[j] = r_[j] / m[j] + beta * d_[j];
+      sum[0] += s_[j] * m[j] * d_[j];
+      sum[1] += d_[j] * m[j] * d_[j];
+    });
+    next.sd = products[0];
+    next.dd = products[1];
+    return next;
+  }
+  void cg_to_boundary(double tau) {
+    axpy(tau, d_, s_);
+    axpy(-tau, hd_, r_);
+  }
+
+  detail::trust_region::TrialStep try_step() {
+    detail::trust_region::TrialStep trial;
+    for (std::size_t j = 0; j < width_; ++j) trial_[j] = w_[j] + s_[j];
+    trial.gs = dot(g_, s_);
+    trial.sr = dot(s_, r_);
+    trial.f_trial = solver_.value(trial_, trial_margins_);
+    double s_norm = 0.0;  // ||s||_M
+    for (std::size_t j = 0; j < width_; ++j) s_norm += s_[j] * solver_.preconditioner_[j] * s_[j];
+    trial.s_norm = std::sqrt(s_norm);
+    return trial;
+  }
+  void accept_step() {
+    w_.swap(trial_);
+    margins_.swap(trial_margins_);
+    dual_sum_ = solver_.gradient(w_, margins_, g_);
+  }
+  bool record(FitResult& result, double f) { return solver_.record(result, w_, f, g_, dual_sum_, first_gradient_norm_); }
+  void progress(const FitResult& result) { solver_.progress(result, w_); }
+
+ private:
+  std::int64_t entries() const { return static_cast<std::int64_t>(width_); }
+
+  PrimalNewtonSolver& solver_;
+  std::vector<double>& w_;
+  std::vector<double>& margins_;
+  std::vector<double>& g_;
+  double first_gradient_norm_;
+  std::size_t width_;
+  double dual_sum_ = 0.0;
+  std::vector<double> s_, r_, d_, hd_, trial_, trial_margins_;
+};
+
+void PrimalNewtonSolver::trust_region(FitResult& result, std::vector<double>& w, std::vector<double>& margins,
+                                 std::vector<double>& g, double f, double first_gradient_norm) {
+  TrustRegionSteps steps(*this, w, margins, g, first_gradient_norm);
+  detail::trust_region::trust_region_iterations(steps, result, parameters_.max_epochs, f, w.size());
+}
+
+}  // namespace snapml::detail
