@@ -4,7 +4,7 @@
 // are adjacent, W[j K + k], so an entry's gather reads one or two sectors: the
 // SpMM shape), kLanes threads a row as row_kernels.cu; then the row's first
 // lane turns the K margins into what the product needs, with the CPU solver's
-// arithmetic (losses/multinomial.h, tron_multinomial.cpp): the softmax, its
+// arithmetic (losses/multinomial.h, multinomial_objective.cpp): the softmax, its
 // loss, its paired dual value and the derivatives (the margin pass), or the
 // Hessian product's row C_i p_i .* (u_i - p_i . u_i). The margins are written
 // to the row's K outputs first and read back by the same lane (no other thread

@@ -127,7 +127,7 @@ void launch_paired_alpha(const PrimalLoss& loss, std::int64_t n, const double* t
 // Margins m_ik = x_i . v_k; with p_i = softmax(m_i): derivatives_ik = C_i (p_ik -
 // [k = y_i]), probabilities_ik = p_ik (both 0 where C_i = 0); result[0] = sum_i
 // C_i (log sum_k exp m_ik - m_i,y_i), result[1] = sum_i C_i H(p_i), the paired dual
-// point's dual values (losses/multinomial.h; tron_multinomial.cpp on the CPU).
+// point's dual values (losses/multinomial.h; multinomial_objective.cpp on the CPU).
 void launch_softmax_terms(const RowTile& tile, int classes, const double* v, Intercept intercept,
                           const double* targets, const double* costs, double* derivatives, double* probabilities,
                           Reduction reduction, bool accumulate, cudaStream_t stream);
