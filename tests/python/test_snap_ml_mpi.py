@@ -29,21 +29,22 @@ from test_mpi_python import mpirun_of_an_mpi_build
 SEED = REPO / "examples" / "snap_ml_mpi_seed.py"
 
 
-def _gpus_visible():
+def _example_gpus_visible():
+    """Whether the example's four devices (device_ids=[0, 1, 2, 3]) train here."""
     if not _core.built_with_cuda:
         return False
     try:
-        SnapLogisticRegression(use_gpu=True).fit(np.eye(2), [0, 1])
+        SnapLogisticRegression(device_ids=[0, 1, 2, 3]).fit(np.eye(2), [0, 1])
     except ValueError:
         return False
     return True
 
 
 def _seed_script(tmp_path):
-    """The example as written, less ``device_ids=[0, 1, 2, 3]`` where no GPU is visible
-    (there it is a ValueError saying so, never a silent CPU fit)."""
+    """The example as written, less ``device_ids=[0, 1, 2, 3]`` where those four GPUs
+    are not visible (there it is a ValueError saying so, never a silent CPU fit)."""
     text = SEED.read_text()
-    if not _gpus_visible():
+    if not _example_gpus_visible():
         assert "device_ids=[0, 1, 2, 3], " in text
         text = text.replace("device_ids=[0, 1, 2, 3], ", "")
     script = tmp_path / "my_app.py"
