@@ -7,6 +7,7 @@ fail instead under CI=true (as test_mpi_python.py's).
 """
 
 import os
+import re
 import subprocess
 import sys
 
@@ -53,12 +54,16 @@ def _seed_script(tmp_path):
 
 
 def _run(launcher, script, env):
+    """The metrics every process printed. Under mpirun each rank's lines are tagged
+    (--tag-output), which keeps them whole: untagged, two ranks' writes could meet
+    inside a line ('0.844accuracy: ...')."""
+    if launcher:
+        launcher = [launcher[0], "--tag-output", *launcher[1:]]
     done = subprocess.run(launcher + [sys.executable, str(script)], env=env, capture_output=True,
                           text=True, timeout=400)
     assert done.returncode == 0, done.stdout + done.stderr
-    lines = [line.split(": ") for line in done.stdout.splitlines() if ": " in line]
     values = {}
-    for name, value in lines:
+    for name, value in re.findall(r"(log loss|accuracy): ([0-9.]+)$", done.stdout, flags=re.MULTILINE):
         values.setdefault(name, []).append(float(value))
     return values
 
