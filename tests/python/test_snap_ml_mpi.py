@@ -6,7 +6,6 @@ The mpirun tests skip when mpirun is missing or snap_ml was built without MPI, a
 fail instead under CI=true (as test_mpi_python.py's).
 """
 
-import os
 import re
 import subprocess
 import sys
