@@ -6,6 +6,7 @@ parameters; everything else lives here and in ``_classifier.py``.
 """
 
 import contextlib
+import functools
 import os
 import warnings
 
@@ -17,17 +18,23 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _core, _distributed
 from ._data import check_sample_weight, to_core
+from ._constraints import Checked, validate_parameters
 from ._params import (
+    check_class_weight,
     check_device_options,
+    check_flag,
+    check_max_iter,
     check_max_memory_for_arrays,
     check_penalty,
     check_positive,
     estimator_threads,
     resolve_C,
     resolve_seed,
+    resolve_threads,
 )
+from ._model_conversion import to_core_model
 from ._snap_file import is_path, open_snap, streaming_message
-from ._solvers import problem
+from ._solvers import Problem, problem
 
 # What fit and predict accept: dense float32/float64 (C or F order, memmaps too)
 # and scipy CSR/CSC/COO; other numeric dtypes are converted to float64 first. A
@@ -44,15 +51,41 @@ def requires_y(estimator):
     )
 
 
-# The most epochs a fit may run: the core's int (snapml/solver.h, max_epochs).
-_MAX_ITER = 2**31 - 1
-
-
 class SnapLinearModel(BaseEstimator):
     """Base of the snap_ml estimators; not meant to be used directly."""
 
     # The core's loss name (one of _core.loss_names()).
     _loss = None
+
+    # scikit-learn's parameter validation, run by _fit_context before fit (with
+    # this project's messages: _constraints.py). Subclasses extend it; a name an
+    # estimator does not take is skipped.
+    _parameter_constraints = {
+        "penalty": [Checked(check_penalty, "'l2' or 'l1'")],
+        "tol": [Checked(functools.partial(check_positive, "tol"), "a finite number > 0")],
+        "C": [Checked(functools.partial(resolve_C, regularizer=None), "a finite number > 0")],
+        "regularizer": [None, Checked(functools.partial(resolve_C, 1.0), "a finite number >= 1e-100")],
+        "fit_intercept": [Checked(check_flag("fit_intercept"), "True or False")],
+        "intercept_scaling": "no_validation",  # checked with fit_intercept (_core_parameters)
+        "class_weight": [Checked(check_class_weight, "a dict, 'balanced' or None")],
+        "max_iter": [Checked(check_max_iter, "an integer in [1, 2**31 - 1]")],
+        "n_jobs": [Checked(resolve_threads, "None, a positive integer or -1")],
+        "num_threads": [None, Checked(resolve_threads, "None, a positive integer or -1")],
+        "random_state": [Checked(resolve_seed, "None, an int or a RandomState")],
+        "verbose": "no_validation",
+        "warm_start": "no_validation",
+        "use_gpu": [Checked(check_flag("use_gpu"), "True or False")],
+        # Checked together in _core_parameters (device_ids alone asks for the GPU;
+        # max_gpu_memory needs it; max_memory applies to a .snap path only).
+        "device_ids": "no_validation",
+        "max_memory": "no_validation",
+        "max_gpu_memory": "no_validation",
+        "distributed": [Checked(_distributed.check_distributed, "'auto', True or False")],
+    }
+
+    def _validate_params(self):
+        # scikit-learn's _fit_context calls this before fit.
+        validate_parameters(self)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -61,22 +94,45 @@ class SnapLinearModel(BaseEstimator):
 
     # ---- parameters -------------------------------------------------------------
 
-    def _core_parameters(self, snap_file=False):
-        """Check the common hyper-parameters and return them as the core's keywords.
+    def _resolve(self):
+        """The problem the core trains (``_solvers.Problem``), from the parameters.
 
-        ``snap_file``: the data is a ``.snap`` path, the only input ``max_memory``
-        applies to (arrays are already in memory).
+        ``fit`` calls it once, after the parameters' own checks
+        (``_parameter_constraints``), and passes the result on. Snap ML's
+        estimators: the loss ``_loss``, ``penalty`` "l2" (SDCA) or "l1", the
+        intercept penalised as in LIBLINEAR, C from ``C`` or ``regularizer``. The
+        scikit-learn-named estimators override it.
         """
-        check_positive("tol", self.tol)
-        tol = self._tol()
-        max_iter = self._max_iter()
-        check_positive("max_iter", max_iter, integer=True)
-        if max_iter > _MAX_ITER:
-            # The core counts epochs in an int: pybind11 refused 10**12 with
-            # "incompatible function arguments" (issue 36, case 12).
-            raise ValueError(f"max_iter must be an integer in [1, {_MAX_ITER}], got {max_iter!r}")
-        if self.fit_intercept not in (True, False):
-            raise ValueError(f"fit_intercept must be True or False, got {self.fit_intercept!r}")
+        check_penalty(self.penalty)
+        return Problem(loss=self._loss, C=resolve_C(self.C, self.regularizer), tol=self.tol,
+                       max_iter=self.max_iter, **problem(self.penalty, "dual", True))
+
+    # Queries of the resolved problem for callers outside a fit (the tests); a fit
+    # resolves once and passes the result on.
+    def _loss_name(self):
+        """The core loss these parameters train."""
+        return self._resolve().loss
+
+    def _tol(self):
+        """The tolerance the core is given."""
+        return self._resolve().tol
+
+    def _problem(self, use_gpu=False):
+        """The resolved problem: the same on every device (``use_gpu`` changes nothing;
+        the core's plan says what trains it there)."""
+        return self._resolve()
+
+    def _core_parameters(self, resolved=None, snap_file=False):
+        """The declared parameters (snapml/parameters.h) by name for the core: the
+        resolved problem's and the device and run options, checked across each other.
+
+        ``resolved``: this fit's ``_resolve()`` (None: resolved here, for a caller
+        outside a fit, as the tests asking the core's plan). ``snap_file``: the data
+        is a ``.snap`` path, the only input ``max_memory`` applies to (arrays are
+        already in memory).
+        """
+        if resolved is None:
+            resolved = self._resolve()
         intercept_scaling = getattr(self, "intercept_scaling", 1.0)
         if self.fit_intercept:
             check_positive("intercept_scaling", intercept_scaling)
@@ -86,10 +142,7 @@ class SnapLinearModel(BaseEstimator):
             self.use_gpu, self.device_ids, self.max_gpu_memory
         )
         return dict(
-            loss=self._loss_name(),
-            C=self._core_C(),
-            tol=float(tol),
-            max_iter=int(max_iter),
+            resolved.core_keywords(),
             fit_intercept=bool(self.fit_intercept),
             intercept_scaling=float(intercept_scaling) if self.fit_intercept else 1.0,
             threads=estimator_threads(self),
@@ -97,35 +150,7 @@ class SnapLinearModel(BaseEstimator):
             use_gpu=use_gpu,
             device_ids=device_ids,
             max_gpu_memory=max_gpu_memory,
-            **self._problem(use_gpu),
         )
-
-    def _problem(self, use_gpu):
-        """The core's penalty, solver and intercept convention (``_solvers.problem``).
-
-        Snap ML's estimators: ``penalty`` "l2" (dual SDCA) or "l1", the intercept
-        penalised as in LIBLINEAR. The scikit-learn-named estimators override this.
-        """
-        check_penalty(self.penalty)
-        return problem(self.penalty, "dual", True)
-
-    def _max_iter(self):
-        return self.max_iter
-
-    def _tol(self):
-        """The core's tolerance (``tol``, unless the estimator solves to machine precision)."""
-        return self.tol
-
-    def _core_C(self):
-        """The core's C (the loss's weight against 0.5 ||w||^2)."""
-        return resolve_C(self.C, self.regularizer)
-
-    def _penalty_name(self):
-        """The core's penalty name, for the checks made before ``_core_parameters``."""
-        return self._problem(False)["penalty"]
-
-    def _loss_name(self):
-        return self._loss
 
     @classmethod
     def _trains(cls, loss):
@@ -154,12 +179,14 @@ class SnapLinearModel(BaseEstimator):
             ensure_min_samples=0 if allow_empty else 1,
         )
 
-    def _train(self, X, labels, sample_weight, warm_model=None, class_weight=None,
+    def _train(self, resolved, X, labels, sample_weight, warm_model=None, class_weight=None,
                balanced=False, epsilon=0.0, distributed=False, checkpoint=None):
         """Fit through the core and set the fitted attributes.
 
         Parameters
         ----------
+        resolved : _solvers.Problem
+            This fit's problem (``_resolve``).
         X : validated ndarray or sparse matrix
         labels : ndarray of float64
             Class indices 0..K-1 (classifiers) or targets (regression).
@@ -181,19 +208,18 @@ class SnapLinearModel(BaseEstimator):
         -------
         _core.Model
         """
-        parameters = self._core_parameters()
+        parameters = self._core_parameters(resolved)
         with _distributed.agreed_checks() if distributed else contextlib.nullcontext():
             sample_weight = check_sample_weight(sample_weight, X.shape[0])
             data = to_core(X, labels, sample_weight)
-        model, fits = self._fit_core(data, parameters, warm_model, class_weight, balanced, epsilon,
+        model, fits = self._fit_core(resolved, data, parameters, warm_model, class_weight, balanced, epsilon,
                                      distributed, checkpoint)
-        self._record_history(fits)
         self._data_source = "distributed" if distributed else "arrays"
         if distributed:
             self.n_features_in_ = int(model.n_features)
         return model
 
-    def _train_file(self, X, y, sample_weight, warm_model=None, class_weight=None,
+    def _train_file(self, resolved, X, y, sample_weight, warm_model=None, class_weight=None,
                     balanced=False, epsilon=0.0, checkpoint=None):
         """Fit on a ``.snap`` file (labels and weights from the file) and set the
         fitted attributes that do not depend on the estimator's kind.
@@ -203,6 +229,7 @@ class SnapLinearModel(BaseEstimator):
 
         Parameters
         ----------
+        resolved : _solvers.Problem
         X : str or os.PathLike
         y, sample_weight : None
             Anything else raises ValueError: the file holds them.
@@ -221,7 +248,7 @@ class SnapLinearModel(BaseEstimator):
         # Distributed: every rank passes the same path and reads only its share of
         # the chunks, under its own max_memory (docs/distributed.md, "Python"); a
         # rank whose share cannot be opened fails every rank.
-        distributed = _distributed.resolve_distributed(self.distributed, self._penalty_name())
+        distributed = _distributed.resolve_distributed(self.distributed, resolved.penalty)
         if distributed:
             _distributed.refuse_checkpoint(checkpoint)
             with _distributed.agreed_checks():
@@ -229,19 +256,19 @@ class SnapLinearModel(BaseEstimator):
             _distributed.agree_file(X)
         else:
             file = open_snap(X, self.max_memory, y, sample_weight)
-        parameters = self._core_parameters(snap_file=True)
+        parameters = self._core_parameters(resolved, snap_file=True)
         if self.verbose and file.streamed:
             print(streaming_message(file), flush=True)
-        model, fits = self._fit_core(file, parameters, warm_model, class_weight, balanced, epsilon,
+        model, fits = self._fit_core(resolved, file, parameters, warm_model, class_weight, balanced, epsilon,
                                      distributed, checkpoint)
-        self._record_history(fits)
         self._data_source = "distributed" if distributed else ("streamed" if file.streamed else "mapped")
         self.n_features_in_ = int(model.n_features)
         if hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         return model
 
-    def _fit_core(self, x, parameters, warm_model, class_weight, balanced, epsilon, distributed, checkpoint):
+    def _fit_core(self, resolved, x, parameters, warm_model, class_weight, balanced, epsilon, distributed,
+                  checkpoint):
         """Train ``x`` (a ``CsrData`` or ``SnapFile``) through the core, which plans
         the solver: ``solver_plan_`` shows its plan (which solver, on which device,
         and why).
@@ -254,18 +281,20 @@ class SnapLinearModel(BaseEstimator):
         train = _distributed.train if distributed else _core.train
         model, fits = train(x=x, warm_start=warm_model, verbose=bool(self.verbose), **declared)
         self.solver_plan_ = fits[0]["plan"]
+        self._problem_ = resolved
+        self._record_history(fits, resolved)
         return model, fits
 
-    def _record_history(self, fits):
+    def _record_history(self, fits, resolved):
         """``training_history_`` and the epoch counts from the core's fit results."""
         self.training_history_ = [
             {key: fit[key] for key in ("epoch", "time", "primal", "dual", "gap")} for fit in fits
         ]
         self._n_iter = np.array([fit["n_iter"] for fit in fits], dtype=np.int32)
         unconverged = [fit for fit in fits if not fit["converged"]]
-        if any(fit["n_iter"] >= self._max_iter() for fit in unconverged):
-            self._warn_not_converged()
-        elif unconverged and self._tol() == self.tol:
+        if any(fit["n_iter"] >= resolved.max_iter for fit in unconverged):
+            self._warn_not_converged(resolved.max_iter)
+        elif unconverged and resolved.tol == self.tol:
             # The Newton solver stops early when no further decrease is
             # representable in floating point (snapml/src/primal/tron.cpp). Where the
             # estimator asked for machine precision itself (_tol below tol) that
@@ -278,7 +307,7 @@ class SnapLinearModel(BaseEstimator):
                 ConvergenceWarning,
             )
 
-    def _warn_not_converged(self):
+    def _warn_not_converged(self, max_iter):
         gaps = [
             history["gap"][-1] / max(abs(history["primal"][-1]), np.finfo(float).tiny)
             for history in self.training_history_
@@ -286,17 +315,19 @@ class SnapLinearModel(BaseEstimator):
         ]
         reached = f"with a relative duality gap of {max(gaps):.2e}, " if gaps else ""
         warnings.warn(
-            f"{type(self).__name__} stopped at max_iter={self._max_iter()} iterations (epochs of "
+            f"{type(self).__name__} stopped at max_iter={max_iter} iterations (epochs of "
             f"dual coordinate ascent, Newton steps of the primal solver) {reached}before "
             f"meeting tol={self.tol}; increase max_iter (or tol) to converge",
             ConvergenceWarning,
         )
 
-    def _warm_model(self, n_outputs=None, n_features=None, core_classes=None):
+    def _warm_model(self, loss, n_outputs=None, n_features=None, core_classes=None):
         """The previous fit as a core model when warm_start applies, else None.
 
         Parameters
         ----------
+        loss : str
+            The new fit's core loss (``_resolve``).
         n_outputs, n_features : int or None
             The new fit's weight shape; the previous fit is used only when it has
             the same. None leaves the check to the core (a ``.snap`` file's classes
@@ -310,20 +341,21 @@ class SnapLinearModel(BaseEstimator):
         coef = np.atleast_2d(self.coef_)
         if n_outputs is not None and coef.shape != (n_outputs, n_features):
             return None
-        model = self._core_model(core_classes)
+        model = self._core_model(core_classes, loss)
         model.check()
         return model
 
-    def _core_model(self, classes):
+    def _core_model(self, classes, loss=None):
         """The fitted weights as a core ``Model``: the loss, ``coef_``, ``intercept_``
         and the intercept scaling, with ``classes`` as the core's (None for
-        regression). The one place an estimator's fitted attributes become a core
-        model (warm starts, scores of a ``.snap`` file, model files); callers add
-        what else they need and call ``check()``.
+        regression), the loss ``loss`` (None: the fitted problem's). The one place
+        an estimator's fitted attributes become a core model (warm starts, scores
+        of a ``.snap`` file, model files); callers add what else they need and call
+        ``check()``.
         """
         coef = np.atleast_2d(np.asarray(self.coef_, dtype=np.float64))
         model = _core.Model()
-        model.loss = self._loss_name()
+        model.loss = loss if loss is not None else self._problem_.loss
         model.n_features = coef.shape[1]
         model.coef = np.ascontiguousarray(coef).ravel()
         model.intercept = np.atleast_1d(np.asarray(self.intercept_, dtype=np.float64))
@@ -377,8 +409,6 @@ class SnapLinearModel(BaseEstimator):
             snapml's own text format (every number round-trips exactly) or
             LIBLINEAR's model format (needs integer class labels).
         """
-        from ._model_io import to_core_model
-
         # str(path) of anything wrote a file named "None" or "3" (issue 36).
         if not isinstance(path, (str, os.PathLike)):
             raise ValueError(f"path must be a file path (str or os.PathLike), got {path!r}")

@@ -6,7 +6,7 @@ import contextlib
 import numbers
 
 import numpy as np
-from sklearn.base import ClassifierMixin
+from sklearn.base import ClassifierMixin, _fit_context
 from sklearn.metrics import accuracy_score
 from sklearn.utils.multiclass import check_classification_targets
 
@@ -82,6 +82,7 @@ class SnapClassifier(ClassifierMixin, SnapLinearModel):
         tags.classifier_tags.multi_class = True
         return tags
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, sample_weight=None, checkpoint=None, checkpoint_interval=60.0):
         """Fit the model by SDCA on (X, y), or on a ``.snap`` file.
 
@@ -116,12 +117,13 @@ class SnapClassifier(ClassifierMixin, SnapLinearModel):
         self : object
             The fitted estimator.
         """
+        resolved = self._resolve()
         checkpoint = checkpoint_arguments(checkpoint, checkpoint_interval)
         if is_path(X):
-            return self._fit_file(X, y, sample_weight, checkpoint)
+            return self._fit_file(resolved, X, y, sample_weight, checkpoint)
         if y is None:
             raise requires_y(self)
-        distributed = _distributed.resolve_distributed(self.distributed, self._penalty_name())
+        distributed = _distributed.resolve_distributed(self.distributed, resolved.penalty)
         n_features = None
         # Every rank validates its own rows; the classes and the feature count
         # are agreed over the ranks (docs/distributed.md, "Python").
@@ -148,8 +150,8 @@ class SnapClassifier(ClassifierMixin, SnapLinearModel):
         n_outputs = 1 if classes.size == 2 else classes.size
         warm = None
         if hasattr(self, "classes_") and np.array_equal(self.classes_, classes):
-            warm = self._warm_model(n_outputs, n_features or X.shape[1], np.arange(classes.size))
-        model = self._train(X, labels.astype(np.float64), sample_weight, warm, weights, balanced,
+            warm = self._warm_model(resolved.loss, n_outputs, n_features or X.shape[1], np.arange(classes.size))
+        model = self._train(resolved, X, labels.astype(np.float64), sample_weight, warm, weights, balanced,
                             distributed=distributed, checkpoint=checkpoint)
         self.classes_ = classes
         self.coef_ = model.coef
@@ -157,13 +159,13 @@ class SnapClassifier(ClassifierMixin, SnapLinearModel):
         self.n_iter_ = self._n_iter
         return self
 
-    def _fit_file(self, X, y, sample_weight, checkpoint=None):
+    def _fit_file(self, resolved, X, y, sample_weight, checkpoint=None):
         """``fit`` on a ``.snap`` path: classes are the file's distinct labels."""
         weights, balanced = file_class_weight_map(self.class_weight)
         warm = None
         if hasattr(self, "classes_") and self.classes_.dtype.kind in "biuf":
-            warm = self._warm_model(core_classes=self.classes_)
-        model = self._train_file(X, y, sample_weight, warm, weights, balanced, checkpoint=checkpoint)
+            warm = self._warm_model(resolved.loss, core_classes=self.classes_)
+        model = self._train_file(resolved, X, y, sample_weight, warm, weights, balanced, checkpoint=checkpoint)
         self.classes_ = model.classes
         self.coef_ = model.coef
         self.intercept_ = model.intercept

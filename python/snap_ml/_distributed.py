@@ -36,6 +36,12 @@ def launched_by_mpi():
 _BAD = "distributed must be 'auto', True or False"
 
 
+def check_distributed(distributed):
+    """``"auto"``, True or False (numpy's bool too)."""
+    if not (isinstance(distributed, str) and distributed == "auto") and not isinstance(distributed, (bool, np.bool_)):
+        raise ValueError(f"{_BAD}, got {distributed!r}")
+
+
 def resolve_distributed(distributed, penalty="l2"):
     """Whether ``fit`` trains as one rank of ``mpirun``; ValueError when it cannot.
 

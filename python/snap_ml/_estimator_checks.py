@@ -20,6 +20,8 @@ not rtol=1e-7; scikit-learn's ``LinearSVC()`` fails the same two checks for the
 same reason (liblinear's dual solver).
 """
 
+from . import _core
+
 _SDCA_REASON = (
     "dual coordinate ascent stops on a duality-gap certificate: weighted and repeated "
     "fits agree within sqrt(2 * tol * P(w)), not rtol=1e-7 (as scikit-learn's "
@@ -33,8 +35,7 @@ _SDCA_FAILURES = {
 
 def expected_failed_checks(estimator):
     """{check name: reason} of the scikit-learn checks ``estimator`` fails as configured."""
-    problem = estimator._problem(False)
-    # Solver auto trains the checks' small sets by the Newton solver (Cholesky).
-    if problem["penalty"] == "l2" and problem["solver"] not in ("primal", "auto"):
-        return dict(_SDCA_FAILURES)
-    return {}
+    # The core's plan (solver auto trains the checks' small sets by the Newton
+    # solver's Cholesky steps).
+    plan = _core.plan(**estimator._resolve().core_keywords())
+    return dict(_SDCA_FAILURES) if plan["algorithm"] == "sdca" else {}

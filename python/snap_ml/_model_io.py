@@ -6,48 +6,9 @@ import os
 import numpy as np
 
 from . import _core
+from ._registry import estimator_class_of
 
 _FORMATS = ("auto", "snapml", "liblinear")
-
-
-def to_core_model(estimator):
-    """The fitted estimator as a ``_core.Model`` (for ``save_model``).
-
-    Raises ValueError when the estimator is not fitted, or when its classes are not
-    numbers (model files store numeric labels; pickle such an estimator instead).
-    """
-    from sklearn.utils.validation import check_is_fitted
-
-    check_is_fitted(estimator, "coef_")
-    classes = getattr(estimator, "classes_", None)
-    if classes is not None and classes.dtype.kind not in "biuf":
-        raise ValueError(
-            f"model files store numeric class labels; this model's classes are {list(classes)}. "
-            "Pickle the estimator instead, or fit on numeric labels"
-        )
-    model = estimator._core_model(classes)
-    # The estimator's own rule (C, 1/regularizer, Ridge's 1/(2 alpha)): LinearSVC
-    # and Ridge have no ``regularizer`` (an AttributeError, issue 36 case 11).
-    model.C = float(estimator._core_C())
-    model.tol = float(estimator.tol)
-    model.max_iter = int(estimator._max_iter())  # Ridge: None is 1000
-    if classes is not None:
-        model.class_weight = np.ones(len(classes))
-    else:
-        model.epsilon = float(getattr(estimator, "epsilon", 0.0))
-    model.check()
-    return model
-
-
-def estimator_class_of(loss):
-    """The snap_ml estimator class that trains the core loss named ``loss``
-    (one of ``_core.loss_names()``); ValueError when none does."""
-    from .linear_model import LinearRegression, LogisticRegression, SupportVectorMachine
-
-    matches = [cls for cls in (LogisticRegression, SupportVectorMachine, LinearRegression) if cls._trains(loss)]
-    if len(matches) != 1:
-        raise ValueError(f"no snap_ml estimator trains the {loss!r} loss")
-    return matches[0]
 
 
 def _read(path, format):
@@ -109,5 +70,6 @@ def load_model(path, format="auto"):
         estimator.intercept_ = model.intercept
         estimator.n_iter_ = np.zeros(coef.shape[0], dtype=np.int32)
     estimator.n_features_in_ = int(model.n_features)
+    estimator._problem_ = estimator._resolve()
     estimator.training_history_ = []
     return estimator

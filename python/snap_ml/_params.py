@@ -56,6 +56,34 @@ def resolve_C(C, regularizer):
     return float(C)
 
 
+# The most epochs a fit may run: the core's int (snapml/parameters.h, max_iter).
+MAX_ITER = 2**31 - 1
+
+
+def check_max_iter(max_iter):
+    """An integer in [1, MAX_ITER]: the core counts epochs in an int (pybind11 refused
+    10**12 with "incompatible function arguments", issue 36 case 12)."""
+    check_positive("max_iter", max_iter, integer=True)
+    if max_iter > MAX_ITER:
+        raise ValueError(f"max_iter must be an integer in [1, {MAX_ITER}], got {max_iter!r}")
+
+
+def check_flag(name):
+    """A check that ``name`` is True or False (numpy's bool too)."""
+    def check(value):
+        # 0 and 1 pass, as they did (`value in (True, False)`).
+        if not (isinstance(value, (bool, np.bool_)) or (isinstance(value, numbers.Integral) and value in (0, 1))):
+            raise ValueError(f"{name} must be True or False, got {value!r}")
+    return check
+
+
+def check_class_weight(class_weight):
+    """A dict, "balanced" or None; the labels are checked against the data in ``fit``."""
+    if class_weight is None or class_weight == "balanced" or isinstance(class_weight, dict):
+        return
+    raise ValueError(f"class_weight must be a dict, 'balanced' or None, got {class_weight!r}")
+
+
 def check_penalty(penalty):
     """Accept ``"l2"`` (SDCA) or ``"l1"`` (primal coordinate descent, one CPU thread)."""
     if penalty not in ("l1", "l2"):

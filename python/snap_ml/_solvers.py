@@ -22,6 +22,7 @@ and -s 2) or SDCA (``dual=True``, -s 7 and -s 1).
 """
 
 import numbers
+from typing import NamedTuple
 
 import numpy as np
 
@@ -32,11 +33,49 @@ FREE_INTERCEPT_SOLVERS = ("lbfgs", "newton-cg", "newton-cholesky", "sag", "saga"
 CORE_SOLVERS = ("dual", "primal")
 
 
+class Problem(NamedTuple):
+    """What the core trains, resolved from an estimator's parameters once per fit
+    (``_resolve``): the core's keywords for the problem and the algorithm asked for,
+    and what ``fit`` reports against (``tol`` and ``max_iter`` as the core takes
+    them). The core's plan decides which solver trains it (``solver_plan_``)."""
+
+    loss: str
+    penalty: str
+    solver: str
+    penalise_intercept: bool
+    l1_ratio: float
+    C: float
+    tol: float
+    max_iter: int
+
+    def core_keywords(self):
+        """The problem's parameters by their declared names (snapml/parameters.h)."""
+        return dict(loss=self.loss, penalty=self.penalty, solver=self.solver,
+                    penalise_intercept=bool(self.penalise_intercept), l1_ratio=float(self.l1_ratio),
+                    C=float(self.C), tol=float(self.tol), max_iter=int(self.max_iter))
+
+
 def problem(penalty, solver, penalise_intercept, l1_ratio=1.0):
     """The core's keywords for the problem and the algorithm asked for (the
     core's plan decides what trains it; ``_core.plan``)."""
     return dict(penalty=penalty, solver=solver, penalise_intercept=bool(penalise_intercept),
                 l1_ratio=float(l1_ratio))
+
+
+def check_logistic_penalty(penalty):
+    if penalty not in (None, "l2", "l1", "elasticnet", "deprecated"):
+        raise ValueError(f"penalty must be 'l2', 'l1', 'elasticnet' or None, got {penalty!r}")
+
+
+def check_l1_ratio(l1_ratio):
+    if not isinstance(l1_ratio, numbers.Real) or isinstance(l1_ratio, bool) or not 0 <= l1_ratio <= 1:
+        raise ValueError(f"l1_ratio must be a number in [0, 1], got {l1_ratio!r}")
+
+
+def check_logistic_solver(solver):
+    names = FREE_INTERCEPT_SOLVERS + ("liblinear", "auto") + CORE_SOLVERS
+    if solver not in names:
+        raise ValueError(f"solver must be one of {', '.join(map(repr, names))}, got {solver!r}")
 
 
 def logistic_penalty(penalty, l1_ratio, C):
@@ -48,16 +87,12 @@ def logistic_penalty(penalty, l1_ratio, C):
     accepted. Returns ("l2" | "l1" | "none", the core's l1_ratio): the elastic net
     is the core's penalty l1 with l1_ratio < 1.
     """
-    if penalty not in (None, "l2", "l1", "elasticnet", "deprecated"):
-        raise ValueError(
-            f"penalty must be 'l2', 'l1', 'elasticnet' or None, got {penalty!r}"
-        )
+    check_logistic_penalty(penalty)
     if penalty is None or (isinstance(C, numbers.Real) and np.isinf(C) and C > 0):
         return "none", 1.0
     if penalty == "l1":
         return "l1", 1.0
-    if not isinstance(l1_ratio, numbers.Real) or isinstance(l1_ratio, bool) or not 0 <= l1_ratio <= 1:
-        raise ValueError(f"l1_ratio must be a number in [0, 1], got {l1_ratio!r}")
+    check_l1_ratio(l1_ratio)
     if l1_ratio == 0:
         return "l2", 1.0
     return "l1", float(l1_ratio)
@@ -74,9 +109,7 @@ def logistic_problem(penalty, solver, dual, fit_intercept, l1_ratio=1.0):
     ``l1_ratio`` below 1 (with penalty l1) is the elastic net, which scikit-learn
     trains with saga only; so does snap_ml (by newGLMNET, the core's plan).
     """
-    names = FREE_INTERCEPT_SOLVERS + ("liblinear", "auto") + CORE_SOLVERS
-    if solver not in names:
-        raise ValueError(f"solver must be one of {', '.join(map(repr, names))}, got {solver!r}")
+    check_logistic_solver(solver)
     if dual not in (True, False):
         raise ValueError(f"dual must be True or False, got {dual!r}")
     if dual and solver == "auto":

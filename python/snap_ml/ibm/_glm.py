@@ -308,5 +308,5 @@ class _PrimalRidge(linear_model.LinearRegression):
     trains it by SDCA, which a badly conditioned X slows down; the Newton solver
     is not."""
 
-    def _problem(self, use_gpu):
-        return problem("l2", "primal", True)
+    def _resolve(self):
+        return super()._resolve()._replace(**problem("l2", "primal", True))

@@ -1,14 +1,36 @@
 """Linear support vector machines: hinge (LIBLINEAR -s 3) and squared hinge (-s 1,
 -s 2): Snap ML's ``SupportVectorMachine`` and scikit-learn's ``LinearSVC``."""
 
-from ._classifier import SnapClassifier
-from ._docs import fill
-from ._params import check_penalty, resolve_C
-from ._solvers import problem
+from .._classifier import SnapClassifier
+from .._constraints import Checked
+from .._docs import fill
+from .._params import resolve_C
+from .._registry import register
+from .._solvers import Problem, problem
 
 _LOSSES = ("hinge", "squared_hinge")
 
 
+def _check_loss(loss):
+    if loss not in _LOSSES:
+        raise ValueError(f"loss must be 'hinge' or 'squared_hinge', got {loss!r}")
+
+
+def _check_multi_class(multi_class):
+    if multi_class != "ovr":
+        raise ValueError(
+            f"multi_class={multi_class!r} is not trained by snap_ml; pass "
+            "multi_class='ovr' (one-vs-rest), or use scikit-learn's LinearSVC for "
+            "Crammer and Singer's formulation"
+        )
+
+
+def _check_dual(dual):
+    if not (dual == "auto" or isinstance(dual, bool)):
+        raise ValueError(f"dual must be 'auto', True or False, got {dual!r}")
+
+
+@register
 class SupportVectorMachine(SnapClassifier):
     __doc__ = fill(
         """Linear support vector machine trained by stochastic dual coordinate ascent.
@@ -81,10 +103,13 @@ class SupportVectorMachine(SnapClassifier):
         self.distributed = distributed
         self.num_threads = num_threads
 
-    def _loss_name(self):
-        if self.loss not in _LOSSES:
-            raise ValueError(f"loss must be 'hinge' or 'squared_hinge', got {self.loss!r}")
-        return self.loss
+    _parameter_constraints = {
+        **SnapClassifier._parameter_constraints,
+        "loss": [Checked(_check_loss, "'hinge' or 'squared_hinge'")],
+    }
+
+    def _resolve(self):
+        return super()._resolve()._replace(loss=self.loss)
 
     @classmethod
     def _trains(cls, loss):
@@ -188,42 +213,34 @@ class LinearSVC(SnapClassifier):
         self.distributed = distributed
         self.num_threads = num_threads
 
-    def _loss_name(self):
-        return SupportVectorMachine._loss_name(self)
+    _parameter_constraints = {
+        **SnapClassifier._parameter_constraints,
+        "loss": [Checked(_check_loss, "'hinge' or 'squared_hinge'")],
+        "dual": [Checked(_check_dual, "'auto', True or False")],
+        "multi_class": [Checked(_check_multi_class, "'ovr'")],
+    }
 
-    def _core_C(self):
-        return resolve_C(self.C, None)
-
-    def _problem(self, use_gpu):
-        if self.multi_class != "ovr":
-            raise ValueError(
-                f"multi_class={self.multi_class!r} is not trained by snap_ml; pass "
-                "multi_class='ovr' (one-vs-rest), or use scikit-learn's LinearSVC for "
-                "Crammer and Singer's formulation"
-            )
-        check_penalty(self.penalty)
-        if self.dual not in ("auto", True, False):
-            raise ValueError(f"dual must be 'auto', True or False, got {self.dual!r}")
-        loss = self._loss_name()
+    def _resolve(self):
+        loss = self.loss
         if self.penalty == "l1":
             if loss == "hinge" or self.dual is True:
                 raise ValueError(
                     "penalty='l1' is trained with loss='squared_hinge' and dual=False (or "
                     f"'auto'), as in scikit-learn; got loss={loss!r}, dual={self.dual!r}"
                 )
-            return problem("l1", "primal", True)
-        if self.dual is False and loss == "hinge":
+            chosen = problem("l1", "primal", True)
+        elif self.dual is False and loss == "hinge":
             raise ValueError(
                 "loss='hinge' has no primal solver (its derivative is not Lipschitz); pass "
                 "dual=True (or 'auto'), or loss='squared_hinge', as in scikit-learn"
             )
-        if self.dual == "auto":
-            # The squared hinge by the Newton solver: deterministic, superlinear,
-            # indifferent to C, so that weighted and repeated rows give the same
-            # model to rounding (scikit-learn's LinearSVC() picks liblinear's dual
-            # solver on wide data and fails its own sample-weight check there).
-            # The hinge has only the dual solver.
-            solver = "primal" if loss == "squared_hinge" else "dual"
         else:
-            solver = "dual" if self.dual else "primal"
-        return problem("l2", solver, True)
+            # dual="auto": the squared hinge by the Newton solver (deterministic,
+            # superlinear, indifferent to C, so that weighted and repeated rows give
+            # the same model to rounding; scikit-learn's LinearSVC() picks
+            # liblinear's dual solver on wide data and fails its own sample-weight
+            # check there); the hinge has only the dual solver. What trains it, and
+            # on which device, is the core's plan.
+            primal = loss == "squared_hinge" if self.dual == "auto" else not self.dual
+            chosen = problem("l2", "primal" if primal else "dual", True)
+        return Problem(loss=loss, C=resolve_C(self.C, None), tol=self.tol, max_iter=self.max_iter, **chosen)

@@ -6,14 +6,16 @@ import contextlib
 import numbers
 
 import numpy as np
-from sklearn.base import RegressorMixin
+from sklearn.base import RegressorMixin, _fit_context
 from sklearn.metrics import r2_score
 
-from . import _core, _distributed
-from ._base import SnapLinearModel, requires_y
-from ._params import check_penalty, checkpoint_arguments, resolve_C
-from ._snap_file import is_path
-from ._solvers import problem
+from .. import _core, _distributed
+from .._base import SnapLinearModel, requires_y
+from .._params import check_max_iter, check_penalty, checkpoint_arguments, resolve_C
+from .._snap_file import is_path
+from .._constraints import Checked
+from .._registry import register
+from .._solvers import Problem, problem
 
 # Ridge's solver names: each solves the same problem, here by the Newton solver.
 _RIDGE_SOLVERS = ("auto", "svd", "cholesky", "lsqr", "sparse_cg", "sag", "saga", "lbfgs")
@@ -28,10 +30,14 @@ _DIRECT_SOLVERS = ("auto", "svd", "cholesky")
 _MIN_ALPHA = 1.0 / (2.0 * _core.MAX_COST)
 
 
-def _check_flags(copy_X, positive):
-    """scikit-learn's ``copy_X`` (X is never modified here) and ``positive`` (refused)."""
+def _check_copy_X(copy_X):
+    """scikit-learn's ``copy_X``: X is never modified here."""
     if copy_X not in (True, False):
         raise ValueError(f"copy_X must be True or False, got {copy_X!r}")
+
+
+def _check_positive_flag(positive):
+    """scikit-learn's ``positive``: refused."""
     if positive is not False:
         raise ValueError(
             f"positive={positive!r}: snap_ml does not constrain the coefficients' sign; use "
@@ -39,10 +45,44 @@ def _check_flags(copy_X, positive):
         )
 
 
+def _check_ridge_solver(solver):
+    if solver not in _RIDGE_SOLVERS:
+        raise ValueError(f"solver must be one of {', '.join(map(repr, _RIDGE_SOLVERS))}, got {solver!r}")
+
+
+def _check_alpha(alpha):
+    if not isinstance(alpha, numbers.Real) or isinstance(alpha, bool) or not np.isfinite(alpha) or alpha < 0:
+        raise ValueError(
+            f"alpha must be a finite number >= 0 (one target: snap_ml's Ridge fits a single "
+            f"output), got {alpha!r}"
+        )
+    if 0 < alpha < _MIN_ALPHA:
+        # C = 1 / (2 alpha) would pass the core's largest cost, and its error
+        # named a C the user never set (issue 36).
+        raise ValueError(
+            f"alpha must be 0 (least squares) or at least {_MIN_ALPHA:g}, got {alpha!r}: a smaller alpha is "
+            f"C = 1/(2 alpha) above {_core.MAX_COST:g}, past which the fit's arithmetic overflows, and "
+            "regularises less than double precision can tell from none: use alpha=0"
+        )
+
+
+def _check_epsilon(epsilon):
+    if not isinstance(epsilon, numbers.Real) or not np.isfinite(epsilon) or epsilon < 0:
+        raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
+
+
 class _SquaredLossRegressor(RegressorMixin, SnapLinearModel):
     """Fit, predict and score shared by the squared-loss regressors."""
 
     _loss = "squared"
+
+    _parameter_constraints = {
+        **SnapLinearModel._parameter_constraints,
+        "penalty": [None, Checked(check_penalty, "'l2' or 'l1'")],
+        "copy_X": [Checked(_check_copy_X, "True or False")],
+        "positive": [Checked(_check_positive_flag, "False")],
+        "epsilon": [Checked(_check_epsilon, "a finite number >= 0")],
+    }
 
     def _epsilon(self):
         return getattr(self, "epsilon", 0.0)
@@ -52,6 +92,7 @@ class _SquaredLossRegressor(RegressorMixin, SnapLinearModel):
         tags.target_tags.single_output = True
         return tags
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, sample_weight=None, checkpoint=None, checkpoint_interval=60.0):
         """Fit the model on (X, y), or on a ``.snap`` file.
 
@@ -81,25 +122,24 @@ class _SquaredLossRegressor(RegressorMixin, SnapLinearModel):
         self : object
             The fitted estimator.
         """
+        resolved = self._resolve()
         epsilon = self._epsilon()
-        if not isinstance(epsilon, numbers.Real) or not np.isfinite(epsilon) or epsilon < 0:
-            raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
         checkpoint = checkpoint_arguments(checkpoint, checkpoint_interval)
         if is_path(X):
-            model = self._train_file(X, y, sample_weight, self._warm_model(),
+            model = self._train_file(resolved, X, y, sample_weight, self._warm_model(resolved.loss),
                                      epsilon=epsilon, checkpoint=checkpoint)
             return self._set_fitted(model)
         if y is None:
             raise requires_y(self)
-        distributed = _distributed.resolve_distributed(self.distributed, self._penalty_name())
+        distributed = _distributed.resolve_distributed(self.distributed, resolved.penalty)
         with _distributed.agreed_checks() if distributed else contextlib.nullcontext():
             X, y = self._validate_X_y(X, y, y_numeric=True, allow_empty=distributed)
         distributed = distributed and _distributed.train_together(self.distributed, X, y, sample_weight)
         if distributed:
             _distributed.refuse_checkpoint(checkpoint)
         n_features = _distributed.agree_width(X.shape[1]) if distributed else X.shape[1]
-        warm = self._warm_model(1, n_features)
-        model = self._train(X, y.astype(np.float64), sample_weight, warm, epsilon=epsilon,
+        warm = self._warm_model(resolved.loss, 1, n_features)
+        model = self._train(resolved, X, y.astype(np.float64), sample_weight, warm, epsilon=epsilon,
                             distributed=distributed, checkpoint=checkpoint)
         return self._set_fitted(model)
 
@@ -146,6 +186,7 @@ class _SquaredLossRegressor(RegressorMixin, SnapLinearModel):
         return super().score(X, y, sample_weight=sample_weight)
 
 
+@register
 class LinearRegression(_SquaredLossRegressor):
     """Ordinary least squares (scikit-learn's ``LinearRegression``), or Snap ML's
     ridge and L2-loss support vector regression.
@@ -250,8 +291,7 @@ class LinearRegression(_SquaredLossRegressor):
         self.distributed = distributed
         self.num_threads = num_threads
 
-    def _problem(self, use_gpu):
-        _check_flags(self.copy_X, self.positive)
+    def _resolve(self):
         penalty = self.penalty
         if penalty is None and self.regularizer is not None:
             penalty = "l2"  # Snap ML's LinearRegression(regularizer=...) is ridge
@@ -262,18 +302,12 @@ class LinearRegression(_SquaredLossRegressor):
                     "squares, the default) has none; pass penalty='l2' (Snap ML's ridge) or "
                     "'l1' (lasso) with C, or use Ridge(alpha=...)"
                 )
-            return problem("none", "primal", False)
+            # Least squares solves exactly, as scikit-learn's.
+            return Problem(loss=self._loss, C=1.0, tol=min(self.tol, _DIRECT_TOL), max_iter=self.max_iter,
+                           **problem("none", "primal", False))
         check_penalty(penalty)
-        return problem(penalty, "dual", True)
-
-    def _core_C(self):
-        if self._penalty_name() == "none":
-            return 1.0
-        return resolve_C(self.C, self.regularizer)
-
-    def _tol(self):
-        # Least squares solves exactly, as scikit-learn's; a penalised fit keeps tol.
-        return min(self.tol, _DIRECT_TOL) if self._penalty_name() == "none" else self.tol
+        return Problem(loss=self._loss, C=resolve_C(self.C, self.regularizer), tol=self.tol, max_iter=self.max_iter,
+                       **problem(penalty, "dual", True))
 
     @classmethod
     def _for_loss(cls, loss, **parameters):
@@ -359,36 +393,21 @@ class Ridge(_SquaredLossRegressor):
         self.distributed = distributed
         self.num_threads = num_threads
 
+    _parameter_constraints = {
+        **_SquaredLossRegressor._parameter_constraints,
+        "alpha": [Checked(_check_alpha, "0 or a finite number >= 5e-101")],
+        "solver": [Checked(_check_ridge_solver, "a solver name")],
+        "max_iter": [None, Checked(check_max_iter, "an integer in [1, 2**31 - 1]")],
+    }
+
     # Ridge takes no GPU options (as scikit-learn's): it trains on the CPU.
     use_gpu = False
     device_ids = None
     max_gpu_memory = None
 
-    def _max_iter(self):
-        return 1000 if self.max_iter is None else self.max_iter  # None: the solver's default
-
-    def _problem(self, use_gpu):
-        _check_flags(self.copy_X, self.positive)
-        if self.solver not in _RIDGE_SOLVERS:
-            raise ValueError(f"solver must be one of {', '.join(map(repr, _RIDGE_SOLVERS))}, got {self.solver!r}")
-        alpha = self.alpha
-        if not isinstance(alpha, numbers.Real) or isinstance(alpha, bool) or not np.isfinite(alpha) or alpha < 0:
-            raise ValueError(
-                f"alpha must be a finite number >= 0 (one target: snap_ml's Ridge fits a single "
-                f"output), got {alpha!r}"
-            )
-        if 0 < alpha < _MIN_ALPHA:
-            # C = 1 / (2 alpha) would pass the core's largest cost, and its error
-            # named a C the user never set (issue 36).
-            raise ValueError(
-                f"alpha must be 0 (least squares) or at least {_MIN_ALPHA:g}, got {alpha!r}: a smaller alpha is "
-                f"C = 1/(2 alpha) above {_core.MAX_COST:g}, past which the fit's arithmetic overflows, and "
-                "regularises less than double precision can tell from none: use alpha=0"
-            )
-        return problem("none" if alpha == 0 else "l2", "primal", False)
-
-    def _core_C(self):
-        return 1.0 if self.alpha == 0 else 1.0 / (2.0 * float(self.alpha))
-
-    def _tol(self):
-        return min(self.tol, _DIRECT_TOL) if self.solver in _DIRECT_SOLVERS else self.tol
+    def _resolve(self):
+        alpha = float(self.alpha)
+        return Problem(loss=self._loss, C=1.0 if alpha == 0 else 1.0 / (2.0 * alpha),
+                       tol=min(self.tol, _DIRECT_TOL) if self.solver in _DIRECT_SOLVERS else self.tol,
+                       max_iter=1000 if self.max_iter is None else self.max_iter,  # None: the solver's default
+                       **problem("none" if alpha == 0 else "l2", "primal", False))

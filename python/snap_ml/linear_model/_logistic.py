@@ -6,14 +6,35 @@ import numbers
 import numpy as np
 from scipy.special import expit, softmax
 
-from ._classifier import SnapClassifier
-from ._docs import fill
-from ._params import resolve_C
-from ._solvers import logistic_penalty, logistic_problem
+from .._classifier import SnapClassifier
+from .._constraints import Checked
+from .._docs import fill
+from .._params import check_flag, resolve_C
+from .._registry import register
+from .._solvers import (
+    Problem,
+    check_l1_ratio,
+    check_logistic_penalty,
+    check_logistic_solver,
+    logistic_penalty,
+    logistic_problem,
+)
 
 _MULTI_CLASS = ("auto", "ovr", "multinomial")
 
 
+def _check_multi_class(multi_class):
+    if multi_class not in _MULTI_CLASS:
+        raise ValueError(f"multi_class must be 'auto', 'ovr' or 'multinomial', got {multi_class!r}")
+
+
+def _check_C(C):
+    """C > 0, or np.inf: no penalty (scikit-learn 1.8+'s spelling)."""
+    if not (isinstance(C, numbers.Real) and not isinstance(C, bool) and C == np.inf):
+        resolve_C(C, None)
+
+
+@register
 class LogisticRegression(SnapClassifier):
     __doc__ = fill(
         """Logistic regression with scikit-learn's parameters, defaults and answers.
@@ -172,35 +193,50 @@ class LogisticRegression(SnapClassifier):
         self.distributed = distributed
         self.num_threads = num_threads
 
-    def _problem(self, use_gpu):
+    _parameter_constraints = {
+        **SnapClassifier._parameter_constraints,
+        "penalty": [Checked(check_logistic_penalty, "'l2', 'l1', 'elasticnet' or None")],
+        "C": [Checked(_check_C, "a number > 0 or np.inf")],
         # Checked whatever the penalty, as scikit-learn's parameter validation
         # does: penalty='l1' ignored l1_ratio=nan, 1.5 or -0.1 without a word.
-        l1_ratio = self.l1_ratio
-        if l1_ratio is not None and (not isinstance(l1_ratio, numbers.Real) or isinstance(l1_ratio, bool)
-                                     or not 0 <= l1_ratio <= 1):
-            raise ValueError(f"l1_ratio must be a number in [0, 1], got {l1_ratio!r}")
-        penalty, core_l1_ratio = logistic_penalty(self.penalty, self.l1_ratio, self.C)
-        problem = logistic_problem(penalty, self.solver, self.dual, self.fit_intercept, core_l1_ratio)
-        self._multinomial(problem)  # checks multi_class
-        return problem
+        "l1_ratio": [None, Checked(check_l1_ratio, "a number in [0, 1]")],
+        "dual": [Checked(check_flag("dual"), "True or False")],
+        "solver": [Checked(check_logistic_solver, "a solver name")],
+        "multi_class": [Checked(_check_multi_class, "'auto', 'ovr' or 'multinomial'")],
+    }
 
-    def _multinomial(self, problem):
+    def _resolve(self):
+        penalty, core_l1_ratio = logistic_penalty(self.penalty, self.l1_ratio, self.C)
+        chosen = logistic_problem(penalty, self.solver, self.dual, self.fit_intercept, core_l1_ratio)
+        # The Newton solver stops when ||g|| <= tol ||g0||; scikit-learn's lbfgs
+        # when the largest gradient entry of the mean loss is <= tol. At tol =
+        # 1e-4 the Newton rule left a9a's objective 6e-5 above the optimum, at
+        # 1e-6 1e-11 (three more Newton steps: convergence is quadratic there), so
+        # the primal fit takes tol / 100 and lands where a converged lbfgs does.
+        # Solver auto too, whichever solver the core picks: its dual fit then
+        # certifies a relative gap of tol / 100 (a9a-sized sets 1e-8 or less above
+        # the optimum; docs/benchmarks/primal.md, "Auto").
+        tol = self.tol / 100.0 if chosen["solver"] in ("primal", "auto") else self.tol
+        # The loss's scale does not change the unpenalised optimum.
+        C = 1.0 if penalty == "none" else resolve_C(self.C, self.regularizer)
+        loss = "multinomial" if self._multinomial(chosen) else "logistic"
+        return Problem(loss=loss, C=C, tol=tol, max_iter=self.max_iter, **chosen)
+
+    def _multinomial(self, chosen):
         """Whether more than two classes train the multinomial (softmax) model.
 
         scikit-learn (1.5+; 1.9 has no ``multi_class``) trains it with every
-        solver that can, which is all but liblinear. Ours is the primal Newton
-        solver's (on the CPU or, by the core's plan, the GPU) with penalty l2 or
-        none and free intercepts (the lbfgs problem), so ``"auto"`` means
-        multinomial there and one-vs-rest wherever that solver does not train the
-        problem asked for: liblinear (scikit-learn raises for more than two
-        classes), our ``"dual"`` and ``"primal"`` names (the intercept penalised)
-        and penalty l1 (scikit-learn's saga trains a multinomial l1 model).
-        docs/python.md's table lists these differences.
+        solver that can, which is all but liblinear: its problem has penalty l2
+        or none and free intercepts (the lbfgs problem), so ``"auto"`` means
+        multinomial there and one-vs-rest for the other problems: liblinear
+        (scikit-learn raises for more than two classes), our ``"dual"`` and
+        ``"primal"`` names (the intercept penalised) and penalty l1 or the
+        elastic net (scikit-learn's saga trains a multinomial l1 model). Which
+        solver trains it, on which device, is the core's plan. docs/python.md's
+        table lists these differences. Two classes are the binary problem either
+        way, as in scikit-learn (the core trains the logistic loss then).
         """
-        if self.multi_class not in _MULTI_CLASS:
-            raise ValueError(f"multi_class must be 'auto', 'ovr' or 'multinomial', got {self.multi_class!r}")
-        trainable = not (problem["penalty"] == "l1" or problem["solver"] == "dual"
-                         or problem["penalise_intercept"])
+        trainable = not (chosen["penalty"] == "l1" or chosen["penalise_intercept"])
         if self.multi_class == "multinomial" and not trainable:
             raise ValueError(
                 "multi_class='multinomial' trains with penalty 'l2' or None and a free "
@@ -211,30 +247,9 @@ class LogisticRegression(SnapClassifier):
         return trainable and self.multi_class != "ovr"
 
     def _trains_multinomial(self):
-        """``_multinomial`` for this estimator's device (two classes: the binary
-        problem either way, as in scikit-learn)."""
-        return self._multinomial(self._problem(self._device()))
-
-    def _device(self):
-        """Whether the parameters ask for the GPU (checked in full by ``fit``: a
-        model trained on a GPU still predicts where there is none)."""
-        return bool(self.use_gpu) or bool(self.device_ids is not None and np.size(self.device_ids))
-
-    def _loss_name(self):
-        return "multinomial" if self._trains_multinomial() else "logistic"
-
-    def _tol(self):
-        # The Newton solver stops when ||g|| <= tol ||g0||; scikit-learn's lbfgs
-        # when the largest gradient entry of the mean loss is <= tol. At tol =
-        # 1e-4 the Newton rule left a9a's objective 6e-5 above the optimum, at
-        # 1e-6 1e-11 (three more Newton steps: convergence is quadratic there), so
-        # the primal fit takes tol / 100 and lands where a converged lbfgs does.
-        # Solver auto too, whichever solver the core picks: its dual fit then
-        # certifies a relative gap of tol / 100 (a9a-sized sets 1e-8 or less above
-        # the optimum; docs/benchmarks/primal.md, "Auto").
-        if self._problem(self._device())["solver"] in ("primal", "auto"):
-            return self.tol / 100.0
-        return self.tol
+        """Whether these parameters train the multinomial model for more than two
+        classes (``_multinomial``); a query, not used within a fit."""
+        return self._resolve().loss == "multinomial"
 
     @classmethod
     def _trains(cls, loss):
@@ -246,11 +261,6 @@ class LogisticRegression(SnapClassifier):
             return cls(multi_class="multinomial", **parameters)
         # A model file holds LIBLINEAR's problem (the intercept penalised).
         return cls(solver="liblinear", **parameters)
-
-    def _core_C(self):
-        if self._penalty_name() == "none":
-            return 1.0  # the loss's scale does not change the unpenalised optimum
-        return resolve_C(self.C, self.regularizer)
 
     def predict_proba(self, X):
         """Class probabilities.
@@ -274,7 +284,7 @@ class LogisticRegression(SnapClassifier):
         if scores.shape[1] == 1:
             positive = expit(scores[:, 0])
             return np.column_stack([1.0 - positive, positive])
-        if self._trains_multinomial():
+        if self._problem_.loss == "multinomial":
             return softmax(scores, axis=1)
         probabilities = expit(scores)
         probabilities /= probabilities.sum(axis=1, keepdims=True)

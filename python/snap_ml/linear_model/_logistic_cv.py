@@ -3,16 +3,16 @@
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from sklearn.base import clone
+from sklearn.base import _fit_context, clone
 from sklearn.dummy import DummyClassifier
 from sklearn.metrics import get_scorer
 from sklearn.model_selection import check_cv
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
-from ._base import _ACCEPT_SPARSE, _DTYPES
+from .._base import _ACCEPT_SPARSE, _DTYPES
 from ._logistic import LogisticRegression
-from ._params import estimator_threads
+from .._params import estimator_threads
 
 # The most Cs a search takes (an integer Cs: that many on a log grid).
 _MAX_CS = 10_000
@@ -129,6 +129,7 @@ class LogisticRegressionCV(LogisticRegression):
             shared["n_jobs"] = self.num_threads
         return LogisticRegression(warm_start=True, distributed=False, **shared)
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Cross-validate C over ``Cs``, then fit at the best one.
 
@@ -220,10 +221,11 @@ class LogisticRegressionCV(LogisticRegression):
         self.n_iter_ = final.n_iter_
         self.training_history_ = final.training_history_
         self.solver_plan_ = final.solver_plan_
+        self._problem_ = final._problem_
         self.C_ = np.full(self.coef_.shape[0], Cs[best])
         keys = self.classes_[1:] if self.classes_.size == 2 else self.classes_
         self.scores_ = {key: scores for key in keys}
         return self
 
-    def _problem(self, use_gpu):
-        return self._path_model()._problem(use_gpu)
+    def _resolve(self):
+        return self._path_model()._resolve()
