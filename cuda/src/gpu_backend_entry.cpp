@@ -11,4 +11,5 @@ extern "C" __attribute__((visibility("default"))) void snapml_gpu_backend_v1(sna
   backend->session = &snapml::cuda::make_gpu_session;
   backend->random_features = [](const snapml::CsrView& rows, const snapml::RandomFourierMap& map, float* out,
                                 int device_id) { snapml::cuda::random_fourier_features(rows, map, out, device_id); };
+  backend->build_id = snapml::build_id();  // this plugin's copy of the core's: the loader compares
 }

@@ -1,5 +1,7 @@
 #include "snapml/cuda/gpu_session.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -18,7 +20,10 @@ namespace {
 // dual solver's chunks) are kept apart, in primal_rows_.
 class GpuSolverSession final : public SolverSession {
  public:
-  explicit GpuSolverSession(std::shared_ptr<detail::GpuDevices> devices) : devices_(std::move(devices)) {}
+  GpuSolverSession(std::shared_ptr<detail::GpuDevices> devices, int row_sets)
+      : devices_(std::move(devices)),
+        primal_rows_(std::make_shared<detail::PrimalRowsCache>(static_cast<std::size_t>(std::max(row_sets, 1)))) {}
+  std::int64_t row_uploads() const override { return devices_->uploads() + primal_rows_->uploads(); }
   std::unique_ptr<Solver> make(const SolverParameters& parameters) override {
     if (parameters.solver == SolverChoice::Primal)
       return detail::make_tron_gpu_solver(parameters, devices_->device_ids(), primal_rows_);
@@ -29,15 +34,15 @@ class GpuSolverSession final : public SolverSession {
 
  private:
   std::shared_ptr<detail::GpuDevices> devices_;
-  std::shared_ptr<detail::PrimalRowsCache> primal_rows_ = std::make_shared<detail::PrimalRowsCache>();
+  std::shared_ptr<detail::PrimalRowsCache> primal_rows_;
 };
 
 }  // namespace
 
-std::unique_ptr<SolverSession> make_gpu_session(const std::vector<int>& device_ids) {
+std::unique_ptr<SolverSession> make_gpu_session(const std::vector<int>& device_ids, int row_sets) {
   std::vector<int> devices = device_ids.empty() ? std::vector<int>{0} : device_ids;
   for (const int device : devices) require_gpu(device);
-  return std::make_unique<GpuSolverSession>(std::make_shared<detail::GpuDevices>(std::move(devices)));
+  return std::make_unique<GpuSolverSession>(std::make_shared<detail::GpuDevices>(std::move(devices)), row_sets);
 }
 
 }  // namespace snapml::cuda

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <random>
 #include <string>
 
 #include "snapml/error.h"
 #include "snapml/metrics.h"
+#include "snapml/solver_factory.h"
 
 namespace snapml::cli {
 namespace {
@@ -38,6 +40,19 @@ Dataset gather(const Dataset& data, const std::vector<RowRef>& all_rows, const s
   return Dataset(std::move(chunks), data.n_features());
 }
 
+// A fold's rows kept across the C values of a GPU -C search: its training rows,
+// and the one source over them whose identity() keys the rows the session keeps
+// on the device (solver_factory.h), so each fold uploads once for the whole path.
+// The host keeps every fold's training rows meanwhile ((k - 1) times the data).
+struct KeptFold {
+  Dataset training;
+  std::unique_ptr<InMemorySource> source;
+};
+
+std::vector<double> fold_predictions(const Dataset& data, const TrainParameters& parameters, int folds,
+                                     std::uint64_t seed, const std::function<void(int fold)>& on_fold,
+                                     std::vector<Model>& models, std::vector<KeptFold>* kept);
+
 }  // namespace
 
 std::vector<double> cross_validation_predictions(const Dataset& data, const TrainParameters& parameters,
@@ -51,6 +66,14 @@ std::vector<double> cross_validation_predictions(const Dataset& data, const Trai
                                                  int folds, std::uint64_t seed,
                                                  const std::function<void(int fold)>& on_fold,
                                                  std::vector<Model>& models) {
+  return fold_predictions(data, parameters, folds, seed, on_fold, models, nullptr);
+}
+
+namespace {
+
+std::vector<double> fold_predictions(const Dataset& data, const TrainParameters& parameters, int folds,
+                                     std::uint64_t seed, const std::function<void(int fold)>& on_fold,
+                                     std::vector<Model>& models, std::vector<KeptFold>* kept) {
   const auto n = static_cast<std::size_t>(data.n_rows());
   require(folds >= 2 && static_cast<std::size_t>(folds) <= n,
           "-v " + std::to_string(folds) + ": the number of folds must be between 2 and the number of rows (" +
@@ -86,13 +109,26 @@ std::vector<double> cross_validation_predictions(const Dataset& data, const Trai
 
     TrainParameters fold_parameters = parameters;
     if (warm) fold_parameters.warm_start = &models[static_cast<std::size_t>(fold)];
-    Model model = train(gather(data, all_rows, training), fold_parameters).model;
+    Model model;
+    if (kept) {  // the same source every C: the session's rows on the device serve them all
+      if (kept->size() <= static_cast<std::size_t>(fold)) {
+        KeptFold& made = kept->emplace_back();
+        made.training = gather(data, all_rows, training);
+        made.source = std::make_unique<InMemorySource>(made.training);
+      }
+      LocalCommunicator local;
+      model = train(*(*kept)[static_cast<std::size_t>(fold)].source, local, fold_parameters).model;
+    } else {
+      model = train(gather(data, all_rows, training), fold_parameters).model;
+    }
     const std::vector<double> fold_predictions = model.predict(gather(data, all_rows, held_out), parameters.threads);
     for (std::size_t i = 0; i < held_out.size(); ++i) predictions[held_out[i]] = fold_predictions[i];
     models[static_cast<std::size_t>(fold)] = std::move(model);
   }
   return predictions;
 }
+
+}  // namespace
 
 double search_start_C(const Dataset& data, const TrainParameters& parameters) {
   const double bias = parameters.fit_intercept ? parameters.intercept_scaling : 0.0;
@@ -138,10 +174,19 @@ BestC find_best_C(const Dataset& data, const TrainParameters& parameters, int fo
   BestC best;
   best.score = classification ? -1.0 : std::numeric_limits<double>::infinity();
   std::vector<Model> models;
+  // On a GPU one session for the whole search, keeping each fold's training rows
+  // on the device: every fold uploads once, not once per C.
+  std::vector<KeptFold> kept;
+  if (step.use_gpu && !step.session) {
+    SessionOptions options;
+    options.row_sets = folds;
+    step.session = make_solver_session(true, step.device_ids, options);
+  }
   int unchanged = 0;  // C values in a row after which no fold's weights moved
   while (step.C <= max_C) {
     const std::vector<Model> previous = models;
-    const std::vector<double> predicted = cross_validation_predictions(data, step, folds, seed, {}, models);
+    const std::vector<double> predicted =
+        fold_predictions(data, step, folds, seed, {}, models, step.use_gpu ? &kept : nullptr);
     const double score = classification ? accuracy(truth.data(), predicted.data(), truth.size())
                                         : mean_squared_error(truth.data(), predicted.data(), truth.size());
     if (classification ? score > best.score : score < best.score) {

@@ -33,7 +33,11 @@ std::vector<double> cross_validation_predictions(const Dataset& data, const Trai
 // from its model of the previous C (warm start) and the held-out predictions
 // are scored: accuracy (higher is better) or, for regression, mean squared error
 // (lower). Stops early when no fold's weights changed (<= 1e-15 in norm) for
-// five C in a row. `on_C` is told each C and its score as they come.
+// five C in a row. `on_C` is told each C and its score as they come. On a GPU
+// (use_gpu) the search keeps one session (TrainParameters::session) and each
+// fold's training rows for its whole path, so every fold's rows are uploaded
+// once, not once per C; the host and the device then hold every fold's training
+// rows at once ((k - 1) times the data).
 struct BestC {
   double C = 0.0;
   double score = 0.0;

@@ -411,10 +411,10 @@ TEST(TronGpu, TheSessionCacheKeepsTheRows) {
   EXPECT_EQ(timings->at_start.margin_rows, 1);                      // certified: no g(0) pass
   EXPECT_EQ(timings->at_start.gradient_columns, 1);
   EXPECT_GT(primal::pass_bytes(*timings, timings->total), primal::pass_bytes(*timings, timings->at_start));
-  const primal::PrimalRows* rows = cache->rows.get();
+  const primal::PrimalRows* rows = cache->current().get();
   p.C = 0.3;
   const Fit second = fit(*primal::make_newton_gpu_solver(p, {0}, cache, options), data);
-  EXPECT_EQ(cache->rows.get(), rows);
+  EXPECT_EQ(cache->current().get(), rows);
   EXPECT_EQ(timings->upload, 0.0);
   expect_same_fit(second, fit(*make_tron_cpu_solver(p), data));
   p.intercept_scaling = 0.0;  // no intercept column: other rows

@@ -26,7 +26,7 @@ struct DeviceRows {
 // What the rows on the devices were uploaded from and how: a later problem reuses
 // them only when all of it is the same.
 struct UploadKey {
-  const ChunkSource* source = nullptr;
+  std::uint64_t source = 0;  // ChunkSource::identity(): never an address a later source may reuse
   std::int64_t n_rows = 0;
   std::int64_t nnz = 0;
   std::size_t n_chunks = 0;
@@ -58,7 +58,10 @@ class GpuDevices {
   void uploaded(const UploadKey& key) {
     key_ = key;
     uploaded_ = true;
+    ++uploads_;
   }
+  // How many times a problem uploaded rows (SolverSession::row_uploads).
+  std::int64_t uploads() const { return uploads_; }
   std::vector<std::unique_ptr<DeviceRows>>& workers() { return workers_; }
 
  private:
@@ -66,6 +69,7 @@ class GpuDevices {
   std::vector<std::unique_ptr<DeviceRows>> workers_;
   UploadKey key_;
   bool uploaded_ = false;
+  std::int64_t uploads_ = 0;
 };
 
 }  // namespace snapml::cuda::detail

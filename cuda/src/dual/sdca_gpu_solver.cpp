@@ -156,7 +156,7 @@ void SdcaGpuSolver::prepare(ChunkSource& source, Communicator& communicator) {
   communicator.allreduce_sum(&total_workers_, 1);
 
   // The rows an earlier problem of the session uploaded from this source stay.
-  const UploadKey key{&source, source.n_rows(), source.nnz(), source.n_chunks(), n_features_, total_workers_,
+  const UploadKey key{source.identity(), source.n_rows(), source.nnz(), source.n_chunks(), n_features_, total_workers_,
                       parameters_.max_gpu_memory};
   const bool upload = !devices_->holds(key);
   auto& devices = upload ? devices_->reset() : devices_->workers();

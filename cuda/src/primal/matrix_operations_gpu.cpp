@@ -102,27 +102,11 @@ class GpuMatrixOperations final : public MatrixOperations {
   DeviceBuffer<double> in_, out_;
 };
 
-RowsKey key_of(ChunkSource& source, std::int32_t n_features, bool intercept, std::vector<int> device_ids,
-               std::uint64_t max_gpu_memory, TileLimits tiles = {}) {
-  RowsKey key;
-  key.tiles = tiles;
-  key.rows = {&source, source.n_rows(), source.nnz(), source.n_chunks(), n_features,
-              static_cast<std::int64_t>(device_ids.size()), max_gpu_memory};
-  key.intercept = intercept;
-  key.device_ids = std::move(device_ids);
-  return key;
-}
-
 // The rows `cache` holds when they are the ones asked for, else a fresh upload
-// (the old rows are freed first: the device holds one set).
+// (PrimalRowsCache::rows_for).
 std::unique_ptr<MatrixOperations> cached_operations(ChunkSource& source, RowsKey key, double bias_value, int threads,
                                                     detail::PrimalRowsCache& cache) {
-  if (!cache.rows || !(cache.rows->key() == key)) {
-    cache.rows.reset();
-    if (!cache.staging) cache.staging = std::make_shared<StagingRings>();
-    cache.rows = PrimalRows::upload(source, key, threads, cache.staging);
-  }
-  return std::make_unique<GpuMatrixOperations>(source, cache.rows, bias_value);
+  return std::make_unique<GpuMatrixOperations>(source, cache.rows_for(source, key, threads), bias_value);
 }
 
 std::vector<int> or_default_device(const std::vector<int>& device_ids) {
@@ -130,6 +114,17 @@ std::vector<int> or_default_device(const std::vector<int>& device_ids) {
 }
 
 }  // namespace
+
+RowsKey key_of(ChunkSource& source, std::int32_t n_features, bool intercept, std::vector<int> device_ids,
+               std::uint64_t max_gpu_memory, TileLimits tiles) {
+  RowsKey key;
+  key.tiles = tiles;
+  key.rows = {source.identity(), source.n_rows(), source.nnz(), source.n_chunks(), n_features,
+              static_cast<std::int64_t>(device_ids.size()), max_gpu_memory};
+  key.intercept = intercept;
+  key.device_ids = std::move(device_ids);
+  return key;
+}
 
 std::unique_ptr<MatrixOperations> make_matrix_operations(ChunkSource& source, std::int32_t n_features,
                                                          double bias_value, const std::vector<int>& device_ids,

@@ -348,20 +348,15 @@ FitResult NewtonGpuSolver::fit(ChunkSource& source, Communicator& communicator, 
   FitTimings timings;
   std::int64_t features = source.n_features();
   communicator.allreduce_max(&features, 1);
-  RowsKey key;
-  key.rows = {&source, source.n_rows(), source.nnz(), source.n_chunks(), static_cast<std::int32_t>(features),
-              static_cast<std::int64_t>(device_ids_.size()), parameters_.max_gpu_memory};
-  key.intercept = parameters_.intercept_scaling != 0.0;
-  key.device_ids = device_ids_;
-  key.tiles = options_.tiles;
-  if (!cache_->rows || !(cache_->rows->key() == key)) {
-    cache_->rows.reset();  // the device holds one set
-    if (!cache_->staging) cache_->staging = std::make_shared<StagingRings>();
-    cache_->rows = PrimalRows::upload(source, key, parameters_.threads, cache_->staging);
+  const RowsKey key = key_of(source, static_cast<std::int32_t>(features), parameters_.intercept_scaling != 0.0,
+                             device_ids_, parameters_.max_gpu_memory, options_.tiles);
+  bool uploaded = false;
+  const std::shared_ptr<PrimalRows> kept = cache_->rows_for(source, key, parameters_.threads, &uploaded);
+  if (uploaded) {
     timings.upload = seconds_since(started);
-    timings.upload_split = cache_->rows->upload_timings();
+    timings.upload_split = kept->upload_timings();
   }
-  PrimalRows& rows = *cache_->rows;
+  PrimalRows& rows = *kept;
   Clock::time_point phase = Clock::now();
   const bool per_class = loss_is_per_class(parameters_.loss);
   require(!per_class || parameters_.classes.size() >= 2,

@@ -56,6 +56,12 @@ struct RowsKey {
   }
 };
 
+// The key of `source`'s rows as the primal solver uploads them: the source's
+// identity and counts, the global feature count, whether the intercept's column
+// is there, the devices, the budget and the tiles.
+RowsKey key_of(ChunkSource& source, std::int32_t n_features, bool intercept, std::vector<int> device_ids,
+               std::uint64_t max_gpu_memory, TileLimits tiles = {});
+
 // Pinned host memory, freed on destruction.
 class PinnedBuffer {
  public:

@@ -53,6 +53,22 @@ class ChunkSource {
   virtual bool resident() const { return false; }
   // Chunk i (0 <= i < n_chunks()) of a resident source, in next()'s order.
   virtual CsrView chunk(std::size_t index) const;
+  // Which rows these are, for the rows a session keeps on a device between fits
+  // (solver_factory.h, SolverSession): a number drawn when the source is made,
+  // which no other source of the process is given, so a session never mistakes
+  // a later source for the one whose rows it holds, as an address could (a
+  // source made where a freed one lived). A source that wraps another over the
+  // same rows (other labels) answers the inner one's. The caller keeps the rows
+  // unchanged while a session may hold them.
+  virtual std::uint64_t identity() const { return identity_; }
+
+ protected:
+  ChunkSource();
+  ChunkSource(const ChunkSource&) = default;  // a copy is the same rows
+  ChunkSource& operator=(const ChunkSource&) = default;
+
+ private:
+  std::uint64_t identity_;
 };
 
 // The cursor of every resident source: next() hands out chunk(0), chunk(1), ...
@@ -89,6 +105,7 @@ class InMemorySource final : public ResidentSource {
   std::int64_t nnz() const override { return data_.nnz(); }
   std::size_t n_chunks() const override { return data_.n_chunks(); }
   CsrView chunk(std::size_t index) const override { return data_.view(index); }
+  std::uint64_t identity() const override { return data_.identity(); }  // the dataset's rows
 
  private:
   const Dataset& data_;
@@ -105,6 +122,7 @@ class ResidentReader final : public ResidentSource {
   std::int64_t nnz() const override { return source_.nnz(); }
   std::size_t n_chunks() const override { return source_.n_chunks(); }
   CsrView chunk(std::size_t index) const override { return source_.chunk(index); }
+  std::uint64_t identity() const override { return source_.identity(); }
 
  private:
   const ChunkSource& source_;

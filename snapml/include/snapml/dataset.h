@@ -28,6 +28,13 @@ struct CsrChunk {
   CsrView view(std::int32_t n_features) const;
 };
 
+namespace detail {
+// A number for a set of rows that no other dataset or chunk source of this copy
+// of the core is given (counted from a random start: the GPU plugin's copy of the
+// core counts apart).
+std::uint64_t new_rows_identity();
+}  // namespace detail
+
 // A dataset: chunks of consecutive rows and the number of features.
 class Dataset {
  public:
@@ -51,6 +58,10 @@ class Dataset {
   // One chunk holding every row (copies); what a solver that wants a single
   // resident view of an in-memory dataset uses.
   Dataset merged() const;
+  // Which rows these are (ChunkSource::identity, chunk_source.h): a number drawn
+  // when the dataset is made, which a copy or a move carries with the rows and no
+  // other dataset of the process is given.
+  std::uint64_t identity() const { return identity_; }
 
  private:
   void recount();
@@ -59,6 +70,7 @@ class Dataset {
   std::int32_t n_features_ = 0;
   std::int64_t n_rows_ = 0;
   std::int64_t nnz_ = 0;
+  std::uint64_t identity_ = detail::new_rows_identity();
 };
 
 }  // namespace snapml

@@ -9,6 +9,7 @@
 // asked for a GPU, saying which: never a silent run on the CPU.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,21 +18,49 @@
 
 namespace snapml {
 
-// Builds the solvers of the problems of one train() call (one-vs-rest classes, a
-// regularisation path) over the same rows. A backend keeps here what outlives one
-// problem: the GPU session keeps its devices' resources and the rows uploaded to
-// them, so a K-class GPU fit uploads the data once. A solver may share the
-// session's state and stays valid after the session is gone. make() may be called
-// from several threads at once only by a CPU session.
+// Builds the solvers of the problems of one train() call (one-vs-rest classes), or
+// of several calls when the caller keeps it (TrainParameters::session: a
+// regularisation path, the C values of a -C search, Python's warm_start and
+// LogisticRegressionCV), over the same rows. A backend keeps here what outlives
+// one problem, as faiss's GpuResources and cuML's handle do: the GPU session keeps
+// its devices' resources and the rows uploaded to them, keyed by the source's
+// identity() (chunk_source.h), so a K-class GPU fit, or a path of fits over one
+// source, uploads the data once. A solver may share the session's state and stays
+// valid after the session is gone. make() may be called from several threads at
+// once only by a CPU session.
 class SolverSession {
  public:
   virtual ~SolverSession() = default;
   virtual std::unique_ptr<Solver> make(const SolverParameters& parameters) = 0;
+  // How many times a solver of this session uploaded rows to a device (0 on the
+  // CPU): the tests count them.
+  virtual std::int64_t row_uploads() const { return 0; }
+  // Whether the session builds the solvers of a train() call with `use_gpu` on
+  // `device_ids` (make_solver_session's; train() refuses a session made for other
+  // devices).
+  virtual bool serves(bool use_gpu, const std::vector<int>& device_ids) const {
+    (void)use_gpu;
+    (void)device_ids;
+    return true;
+  }
 };
 
 // The GPU session for `device_ids` (one CoCoA+ worker per entry; empty: device
-// 0). Throws Unsupported when a device is not visible.
-using GpuSessionFactory = std::unique_ptr<SolverSession> (*)(const std::vector<int>& device_ids);
+// 0), keeping the rows of up to `row_sets` sources on the devices (at least 1).
+// Throws Unsupported when a device is not visible.
+using GpuSessionFactory = std::unique_ptr<SolverSession> (*)(const std::vector<int>& device_ids, int row_sets);
+
+// What a caller's session keeps.
+struct SessionOptions {
+  // GPU: how many sources' rows stay on the devices, the least recently used
+  // freed first (1: one copy of the data; a -C search over k folds keeps k, one
+  // per fold's training rows). A set the device cannot hold beside the others
+  // frees them and uploads again.
+  int row_sets = 1;
+  // The GPU session's factory; null: the plugin's (gpu_backend.h). A test gives
+  // the one it links (the emulated runtime's).
+  GpuSessionFactory gpu_factory = nullptr;
+};
 
 // Whether this program can build the GPU solver: a CUDA build whose plugin loads
 // (it may still find no device). Loads the plugin.
@@ -72,7 +101,8 @@ const char* algorithm_name(SolverPlan::Algorithm algorithm);
 // use_gpu and no GPU backend make() throws Unsupported: in a CPU-only build "this
 // build of snapml has no CUDA backend; rebuild with -DSNAPML_CUDA=ON (nvcc on the
 // PATH)", in a CUDA build the plugin loader's reason.
-std::unique_ptr<SolverSession> make_solver_session(bool use_gpu, const std::vector<int>& device_ids);
+std::unique_ptr<SolverSession> make_solver_session(bool use_gpu, const std::vector<int>& device_ids,
+                                                   const SessionOptions& options = {});
 
 // Solver auto's rule (docs/benchmarks/cpu.md, "Auto"; measured on 2 cores). What
 // the survey pass over the rows measured:

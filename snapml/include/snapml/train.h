@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,12 @@ struct TrainParameters {
   // Start from this model's weights (same loss, classes and at most as many
   // features); nullptr for a cold start. Must outlive the train() call.
   const Model* warm_start = nullptr;
+  // The session that builds this call's solvers (solver_factory.h), kept by the
+  // caller across calls so that a GPU keeps the rows it uploaded: a path of C
+  // values, a -C search, warm starts over the same source (the same ChunkSource
+  // object: its identity() keys the rows). Made by make_solver_session with this
+  // use_gpu and device_ids (else InvalidArgument). Null: a session for this call.
+  std::shared_ptr<SolverSession> session;
   // Called with every record of every problem (SolverParameters::on_epoch) with the
   // problem's index (its row in the model) and the record, e.g. for a progress display. One-vs-rest
   // problems run in parallel, so calls may come from several threads at once.

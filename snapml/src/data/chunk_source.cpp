@@ -6,6 +6,8 @@
 
 namespace snapml {
 
+ChunkSource::ChunkSource() : identity_(detail::new_rows_identity()) {}
+
 CsrView ChunkSource::chunk(std::size_t) const {
   throw InvalidArgument("this chunk source streams its chunks in order; it has no random access (resident() is false)");
 }

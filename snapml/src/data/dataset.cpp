@@ -1,12 +1,19 @@
 #include "snapml/dataset.h"
 
 #include <algorithm>
+#include <atomic>
+#include <random>
 #include <set>
 #include <string>
 
 #include "snapml/error.h"
 
 namespace snapml {
+
+std::uint64_t detail::new_rows_identity() {
+  static std::atomic<std::uint64_t> next{(std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}()};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
 
 void CsrChunk::add_row(double label, const std::int32_t* indices, const float* vals,
                        std::int64_t count) {

@@ -60,9 +60,13 @@ GpuBackend load_gpu_backend(const std::vector<std::string>& candidates) {
                         "; it is not a snapml GPU plugin, or comes from another version");
     GpuBackend backend;
     entry(&backend);
-    if (backend.abi_size != sizeof(GpuBackend) || backend.session == nullptr)
-      throw Unsupported("snapml's GPU backend " + path +
-                        " comes from another build of snapml; use the one built with this program");
+    const std::string plugin_id =
+        backend.abi_size == sizeof(GpuBackend) && backend.build_id != nullptr ? backend.build_id : "none";
+    if (backend.abi_size != sizeof(GpuBackend) || backend.session == nullptr || plugin_id != build_id())
+      throw Unsupported("snapml's GPU backend " + path + " was built from other sources (build id " + plugin_id +
+                        ") than this program (build id " + build_id() +
+                        "); rebuild it with this program (cmake --build <build> --target snapml_gpu), or set "
+                        "SNAPML_GPU_BACKEND to the plugin built with it");
     return backend;  // the handle stays open for the life of the process
   }
   std::string tried;

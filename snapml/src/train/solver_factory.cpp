@@ -99,7 +99,13 @@ class AutoCpuSolver final : public Solver {
 // (an L1 problem is refused before a missing backend is).
 class DefaultSession final : public SolverSession {
  public:
-  DefaultSession(bool use_gpu, std::vector<int> device_ids) : use_gpu_(use_gpu), device_ids_(std::move(device_ids)) {}
+  DefaultSession(bool use_gpu, std::vector<int> device_ids, SessionOptions options)
+      : use_gpu_(use_gpu), device_ids_(std::move(device_ids)), options_(options) {}
+
+  std::int64_t row_uploads() const override { return gpu_session_ ? gpu_session_->row_uploads() : 0; }
+  bool serves(bool use_gpu, const std::vector<int>& device_ids) const override {
+    return use_gpu == use_gpu_ && (!use_gpu || device_ids == device_ids_);
+  }
 
   std::unique_ptr<Solver> make(const SolverParameters& parameters) override {
     using Algorithm = SolverPlan::Algorithm;
@@ -108,7 +114,8 @@ class DefaultSession final : public SolverSession {
       // The Newton solver, its products on the GPUs (the GPU session's).
       SolverParameters primal = parameters;
       primal.solver = SolverChoice::Primal;
-      if (!gpu_session_) gpu_session_ = gpu_factory()(device_ids_);
+      if (!gpu_session_)
+        gpu_session_ = (options_.gpu_factory ? options_.gpu_factory : gpu_factory())(device_ids_, options_.row_sets);
       return gpu_session_->make(primal);
     }
     switch (plan.algorithm) {
@@ -129,6 +136,7 @@ class DefaultSession final : public SolverSession {
  private:
   bool use_gpu_;
   std::vector<int> device_ids_;
+  SessionOptions options_;
   std::unique_ptr<SolverSession> gpu_session_;
 };
 
@@ -250,8 +258,9 @@ bool has_gpu_backend() {
   }
 }
 
-std::unique_ptr<SolverSession> make_solver_session(bool use_gpu, const std::vector<int>& device_ids) {
-  return std::make_unique<DefaultSession>(use_gpu, device_ids);
+std::unique_ptr<SolverSession> make_solver_session(bool use_gpu, const std::vector<int>& device_ids,
+                                                   const SessionOptions& options) {
+  return std::make_unique<DefaultSession>(use_gpu, device_ids, options);
 }
 
 std::unique_ptr<Solver> make_solver(const SolverParameters& parameters, bool use_gpu,

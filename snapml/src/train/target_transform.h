@@ -79,6 +79,7 @@ class TransformedTargets final : public ChunkSource {
   std::size_t n_chunks() const override { return inner_.n_chunks(); }
   bool resident() const override { return inner_.resident(); }
   CsrView chunk(std::size_t index) const override;
+  std::uint64_t identity() const override { return inner_.identity(); }  // the same rows, other targets
 
  private:
   const double* transformed(const CsrView& chunk, std::vector<double>& into) const;

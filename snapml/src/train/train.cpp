@@ -492,8 +492,13 @@ TrainResult train(ChunkSource& source, Communicator& communicator, const TrainPa
   if (p.warm_start) apply_warm_start(*p.warm_start, summary, p, transform, problems);
   const std::unique_ptr<TrainCheckpoint> checkpoint =
       open_checkpoint(source, communicator, p, problems, result.resumed_epochs);
-  // One session for all problems: a GPU one keeps the rows it uploads for the next.
-  const std::unique_ptr<SolverSession> session = make_solver_session(p.use_gpu, p.device_ids);
+  // One session for all problems: a GPU one keeps the rows it uploads for the
+  // next, and the caller's (TrainParameters::session) for its next call too.
+  require(!p.session || p.session->serves(p.use_gpu, p.device_ids),
+          "TrainParameters::session was made for other devices than this call's use_gpu and device_ids; make it "
+          "with make_solver_session(use_gpu, device_ids)");
+  const std::shared_ptr<SolverSession> session =
+      p.session ? p.session : std::shared_ptr<SolverSession>(make_solver_session(p.use_gpu, p.device_ids));
   if (side_by_side) {
     fit_problems_in_parallel(rows, *session, problems, threads, result.fits, checkpoint.get());
   } else {

@@ -72,8 +72,23 @@ TEST(GpuBackend, TheBuildTreesPluginLoadsWithoutAGpu) {
   const GpuBackend backend = load_gpu_backend({SNAPML_GPU_BACKEND_BUILD_PATH_FOR_TESTS});
   EXPECT_NE(backend.session, nullptr);
   EXPECT_EQ(backend.abi_size, sizeof(GpuBackend));
+  ASSERT_NE(backend.build_id, nullptr);
+  EXPECT_STREQ(backend.build_id, build_id());  // built with this test, from the same sources
 }
 #endif
+
+TEST(GpuBackend, APluginFromOtherSourcesIsRefusedNamingBothBuildIds) {
+  EXPECT_EQ(std::string(build_id()).size(), 16u);
+  try {
+    load_gpu_backend({SNAPML_STALE_PLUGIN_PATH});
+    FAIL() << "a plugin with another build id loaded";
+  } catch (const Unsupported& e) {
+    EXPECT_THAT(e.what(), HasSubstr(std::string(SNAPML_STALE_PLUGIN_PATH) + " was built from other sources"));
+    EXPECT_THAT(e.what(), HasSubstr("(build id 0123456789abcdef)"));
+    EXPECT_THAT(e.what(), HasSubstr("this program (build id " + std::string(build_id()) + ")"));
+    EXPECT_THAT(e.what(), HasSubstr("--target snapml_gpu"));
+  }
+}
 
 TEST(SolverFactory, AskingForAGpuThrowsUnsupported) {
   SolverParameters parameters;

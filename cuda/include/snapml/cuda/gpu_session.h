@@ -17,7 +17,8 @@ namespace snapml::cuda {
 // apart (tiles with a transposed copy); any other choice the GPU dual solver
 // (sdca_gpu.h). A later problem over the same chunk source, the same global
 // feature count, workers and max_gpu_memory reads only its labels from the
-// source. Checks the devices with require_gpu.
-std::unique_ptr<SolverSession> make_gpu_session(const std::vector<int>& device_ids);
+// source. The primal solver keeps the rows of up to `row_sets` sources
+// (SessionOptions::row_sets). Checks the devices with require_gpu.
+std::unique_ptr<SolverSession> make_gpu_session(const std::vector<int>& device_ids, int row_sets = 1);
 
 }  // namespace snapml::cuda

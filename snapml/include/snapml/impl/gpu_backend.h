@@ -9,8 +9,12 @@
 // state: what crosses is the session factory and, through it, objects with
 // virtual interfaces (SolverSession, Solver, ChunkSource, Communicator) and
 // standard-library containers, all compiled from the same headers. The plugin
-// must therefore come from the same build as the program; `abi_size` catches the
-// grossest mismatch.
+// must therefore come from the same sources as the program: each carries
+// build_id(), a digest of the core's and the plugin's sources taken when they are
+// built (snapml/build_id.cmake), and the loader refuses a plugin whose id is not
+// the program's, naming both (a plugin left from an earlier build, or an
+// installed one of another version); `abi_size` catches a plugin older than the
+// id.
 #pragma once
 
 #include <cstddef>
@@ -22,10 +26,14 @@
 
 namespace snapml {
 
+// The digest of the sources this copy of the core was built from (16 hex digits).
+const char* build_id();
+
 struct GpuBackend {
   std::size_t abi_size = sizeof(GpuBackend);
   GpuSessionFactory session = nullptr;
   RandomFeaturesGpu random_features = nullptr;  // random_features.h, on one device
+  const char* build_id = nullptr;  // the plugin's snapml::build_id()
 };
 
 // extern "C" void snapml_gpu_backend_v1(GpuBackend*), exported by the plugin.
@@ -40,8 +48,9 @@ inline constexpr const char* kGpuBackendFile = "libsnapml_gpu.so";
 std::vector<std::string> gpu_backend_candidates();
 
 // Loads the first candidate that exists. Throws Unsupported naming the paths
-// tried when none exists, or the file and the loader's reason when it cannot be
-// loaded (most often: the CUDA libraries are not installed on this machine).
+// tried when none exists, the file and the loader's reason when it cannot be
+// loaded (most often: the CUDA libraries are not installed on this machine), or
+// the file and both build ids when it was built from other sources.
 // Every call loads again (dlopen counts references); the factory caches.
 GpuBackend load_gpu_backend(const std::vector<std::string>& candidates);
 
