@@ -296,7 +296,7 @@ class SnapLinearModel(BaseEstimator):
             self._warn_not_converged(resolved.max_iter)
         elif unconverged and resolved.tol == self.tol:
             # The Newton solver stops early when no further decrease is
-            # representable in floating point (snapml/src/primal/tron.cpp). Where the
+            # representable in floating point (snapml/src/primal/primal_newton_solver.cpp). Where the
             # estimator asked for machine precision itself (_tol below tol) that
             # is the goal; where the user's tol asked for more, say so.
             warnings.warn(
