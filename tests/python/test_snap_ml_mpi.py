@@ -62,7 +62,9 @@ def _run(launcher, script, env):
                           text=True, timeout=400)
     assert done.returncode == 0, done.stdout + done.stderr
     values = {}
-    for name, value in re.findall(r"(log loss|accuracy): ([0-9.]+)$", done.stdout, flags=re.MULTILINE):
+    # Not anchored at a line's end: print() writes the text and its newline apart, and
+    # another rank's tagged line can come between them.
+    for name, value in re.findall(r"(log loss|accuracy): ([0-9]+\.[0-9]+)", done.stdout):
         values.setdefault(name, []).append(float(value))
     return values
 
