@@ -116,8 +116,11 @@ def test_a_snapml_1x_script_gives_ibms_answers(case):
         p_ibm = _objective(kind, rows, y_train, theirs[0], theirs[1], regularizer)
         p_ours = _objective(kind, rows, y_train, mine[0], mine[1], regularizer)
         # Ours is certified within tol (relative) of the optimum by its duality
-        # gap, so never above IBM's by more than tol.
-        assert p_ours <= p_ibm * (1 + TOL), (kind, p_ours, p_ibm)
+        # gap, so never above IBM's by more than tol; on the smooth losses within
+        # tol / 100 (snap_ml.ibm asks its SDCA for that gap: IBM's own fits land
+        # 5e-6 to 1e-4 above the optimum, measured).
+        bound = TOL if kind == "svm" else TOL / 100
+        assert p_ours <= p_ibm * (1 + bound), (kind, p_ours, p_ibm)
         if kind == "svm":
             # snapml's tol bounds a coefficient's change, not the objective: its hinge
             # SVM stopped 1.4% (a9a), 0.2% (w8a) and 5% (the generated set) above the
