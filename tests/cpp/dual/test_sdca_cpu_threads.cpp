@@ -1,0 +1,250 @@
+// The CPU SDCA solver on several threads: a shared w (copied or atomic) and
+// replicas merged as CoCoA+ workers reach the one-thread optimum with w = w(alpha);
+// the Auto choice between them and the divergence guard's remedy.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+
+#include "../fixtures/random_problem.h"
+#include "../fixtures/references.h"
+#include "snapml/chunk_source.h"
+#include "snapml/communicator.h"
+#include "snapml/error.h"
+#include "snapml/impl/objectives.h"
+#include "snapml/solver.h"
+#include "sdca_cpu_fixture.h"
+#include "thread_communicator.h"
+
+namespace {
+
+using namespace snapml;
+using namespace snapml::testing;
+using namespace snapml::testing::sdca_cpu;
+
+// Two threads on the shared w: 21 weights, a copy per thread (thread_copies.h),
+// and 3001 weights, too many to copy, where the threads add into w atomically
+// and keep the intercept's (in every row: hot_columns.h) pending.
+TEST(SdcaCpu, TwoThreadsConvergeToTheSameOptimum) {
+  for (const std::int32_t features : {20, 3000}) {
+    RandomProblemOptions o;
+    o.rows = 1000;
+    o.chunk_rows = 400;
+    o.features = features;
+    o.density = features > 100 ? 0.01 : 0.3;
+    const Dataset data = random_problem(o);
+    for (LossKind loss : {LossKind::Logistic, LossKind::Hinge}) {
+      const std::string what = std::string(loss_name(loss)) + ", " + std::to_string(features) + " features";
+      SolverParameters p = tight(loss);
+      p.tol = 1e-6;  // both within 1e-6 of the optimum, so within 2e-6 of each other
+      const Fit one = fit(data, p);
+      p.threads = 2;
+      const Fit two = fit(data, p);
+      ASSERT_TRUE(two.result.converged) << what;
+      const double p1 = one.result.history.back().primal, p2 = two.result.history.back().primal;
+      EXPECT_NEAR(p1, p2, 2e-6 * p1) << what;
+      EXPECT_LE(two.result.history.back().gap, p.tol * p2) << what;
+      // Every thread's changes reached w when the pass ended (the copies folded,
+      // the pending changes flushed): w = w(alpha), the certificate's invariant.
+      expect_weights_of_alpha(data, p, two, what);
+    }
+  }
+}
+
+// The hinge loss (cocoa_round.h, IterateAverage): stopped early, the fit returns
+// the average of its iterates, whose primal is the smaller; the returned pair
+// still has w = w(alpha), the reported primal is the returned w's, and the
+// reported gap bounds its distance to the optimum (the dual below P*).
+TEST(SdcaCpu, AnUnfinishedHingeFitReturnsTheAveragedIterateWithAValidCertificate) {
+  RandomProblemOptions o;
+  o.rows = 1000;
+  o.chunk_rows = 400;
+  const Dataset data = random_problem(o);
+  SolverParameters p = tight(LossKind::Hinge);
+  const DenseProblem problem = dense(data, p);
+  const double optimum = hinge_primal(problem, hinge_reference(problem));
+  for (const int threads : {1, 2}) {
+    p.threads = threads;
+    p.max_epochs = 12;
+    const Fit f = fit(data, p);
+    const std::string what = std::to_string(threads) + " threads";
+    ASSERT_FALSE(f.result.converged) << what;
+    EXPECT_TRUE(f.result.averaged) << what;
+    expect_weights_of_alpha(data, p, f, what);
+    const EpochRecord& last = f.result.history.back();
+    const double primal = hinge_primal(problem, as_vector(f.state.weights));
+    EXPECT_NEAR(last.primal, primal, 1e-11 * primal) << what;
+    EXPECT_LE(last.dual, optimum * (1.0 + 1e-12)) << what;
+    EXPECT_GE(last.gap, (primal - optimum) * (1.0 - 1e-9)) << what;
+    // Squared hinge is smooth: its last iterate is the result.
+    SolverParameters smooth = p;
+    smooth.loss = LossKind::SquaredHinge;
+    EXPECT_FALSE(fit(data, smooth).result.averaged) << what;
+  }
+}
+
+// Replicas (thread_updates.h): every L2 loss, with and without the intercept, 2
+// and 3 threads, on sparse columns and ten dense ones (which every thread moves
+// alike: the overlap that makes CoCoA+ shorten rounds, gamma < 1): the same
+// optimum as one thread, a certificate that holds (w = w(alpha) after every
+// merge), the dual never decreasing (CoCoA+'s Lemma 3 over the threads), and the
+// replicas reported.
+TEST(SdcaCpu, ReplicasReachTheOneThreadOptimumWithTheCertificate) {
+  RandomProblemOptions o;
+  o.rows = 2000;
+  o.features = 400;
+  o.density = 0.03;
+  o.chunk_rows = 700;
+  for (LossKind loss : {LossKind::Logistic, LossKind::Hinge, LossKind::SquaredHinge, LossKind::Squared}) {
+    o.regression = loss == LossKind::Squared;
+    Dataset data = random_problem(o);
+    // Ten dense columns on top of the sparse ones: hot, as a click log's integer fields.
+    {
+      std::vector<CsrChunk> chunks;
+      const Dataset merged = data.merged();
+      const CsrChunk& all = merged.chunk(0);
+      std::mt19937_64 random(3);
+      std::normal_distribution<double> normal(0.0, 1.0);
+      chunks.emplace_back();
+      for (std::size_t r = 0; r + 1 < all.row_offsets.size(); ++r) {
+        std::vector<std::int32_t> indices(all.col_indices.begin() + all.row_offsets[r],
+                                          all.col_indices.begin() + all.row_offsets[r + 1]);
+        std::vector<float> values(all.values.begin() + all.row_offsets[r], all.values.begin() + all.row_offsets[r + 1]);
+        for (std::int32_t j = 0; j < 10; ++j) {
+          indices.push_back(o.features + j);
+          values.push_back(static_cast<float>(0.3 * normal(random)));
+        }
+        chunks[0].add_row(all.labels[r], indices.data(), values.data(), static_cast<std::int64_t>(indices.size()));
+      }
+      data = Dataset(std::move(chunks), o.features + 10);
+    }
+    for (double intercept : {1.0, 0.0}) {
+      SolverParameters p = tight(loss);
+      p.intercept_scaling = intercept;
+      p.tol = 1e-6;
+      const Fit one = fit(data, p);
+      ASSERT_TRUE(one.result.converged);
+      EXPECT_EQ(one.result.replicas, 0);
+      for (int threads : {2, 3}) {
+        const std::string what =
+            std::string(loss_name(loss)) + " intercept " + std::to_string(intercept) + " threads " + std::to_string(threads);
+        p.threads = threads;
+        p.thread_updates = ThreadUpdates::Replicas;
+        const Fit many = fit(data, p);
+        ASSERT_TRUE(many.result.converged) << what;
+        EXPECT_EQ(many.result.replicas, threads) << what;
+        // Two rounds an epoch (kReplicaRoundsPerEpoch), whose halves of the
+        // epoch's permutation visit every row once.
+        EXPECT_EQ(many.result.rounds, kReplicaRoundsPerEpoch * many.result.epochs) << what;
+        EXPECT_EQ(many.result.rows_visited, std::int64_t{many.result.epochs} * data.n_rows()) << what;
+        const double p1 = one.result.history.back().primal, pk = many.result.history.back().primal;
+        EXPECT_NEAR(p1, pk, 2e-6 * p1) << what;
+        EXPECT_LE(many.result.history.back().gap, p.tol * pk) << what;
+        expect_weights_of_alpha(data, p, many, what);
+        double previous_dual = -HUGE_VAL;
+        for (const EpochRecord& r : many.result.history) {
+          ASSERT_GE(r.dual, previous_dual - 1e-12 * std::fabs(r.dual)) << what << " epoch " << r.epoch;
+          previous_dual = r.dual;
+        }
+        p.threads = 1;
+        p.thread_updates = ThreadUpdates::Auto;
+      }
+    }
+  }
+}
+
+// H local epochs a round (--local-epochs) in one process: the rounds span them
+// and every epoch is whole, so every row is still visited once an epoch.
+TEST(SdcaCpu, ReplicasWithSeveralLocalEpochsVisitWholeEpochs) {
+  RandomProblemOptions o;
+  o.rows = 1000;
+  const Dataset data = random_problem(o);
+  SolverParameters p = tight(LossKind::Logistic);
+  p.tol = 1e-6;
+  const double optimum = fit(data, p).result.history.back().primal;
+  p.threads = 2;
+  p.thread_updates = ThreadUpdates::Replicas;
+  p.local_epochs = 2;
+  const Fit many = fit(data, p);
+  ASSERT_TRUE(many.result.converged);
+  EXPECT_EQ(many.result.rounds, (many.result.epochs + 1) / 2);
+  EXPECT_EQ(many.result.rows_visited, std::int64_t{many.result.epochs} * data.n_rows());
+  EXPECT_NEAR(many.result.history.back().primal, optimum, 2e-6 * optimum);
+  expect_weights_of_alpha(data, p, many, "local epochs 2");
+}
+
+TEST(SdcaCpu, AutoTakesReplicasOnlyForALargeSkewedProblem) {
+  ReplicaProblem click_log;  // the generated click log of docs/benchmarks/threads.md
+  click_log.epoch_nnz = 30766368;
+  click_log.n_features = 1048615;
+  click_log.skewed_columns = true;
+  EXPECT_TRUE(use_replicas(ThreadUpdates::Auto, 2, click_log));
+  EXPECT_FALSE(use_replicas(ThreadUpdates::Auto, 1, click_log));
+  EXPECT_FALSE(use_replicas(ThreadUpdates::Replicas, 1, click_log));
+  EXPECT_FALSE(use_replicas(ThreadUpdates::Shared, 2, click_log));
+  // 8 threads: 8 x 1,048,616 x 4 non-zeros needed, more than the epoch has.
+  EXPECT_FALSE(use_replicas(ThreadUpdates::Auto, 8, click_log));
+  // More than kReplicaMaxThreads threads share w however large the epoch (the
+  // replicas' epochs grow with their number).
+  ReplicaProblem large = click_log;
+  large.epoch_nnz *= 64;
+  EXPECT_TRUE(use_replicas(ThreadUpdates::Auto, kReplicaMaxThreads, large));
+  EXPECT_FALSE(use_replicas(ThreadUpdates::Auto, kReplicaMaxThreads + 1, large));
+  EXPECT_FALSE(use_replicas(ThreadUpdates::Auto, 16, large));
+  EXPECT_TRUE(use_replicas(ThreadUpdates::Replicas, 16, large));
+  ReplicaProblem p = click_log;
+  p.skewed_columns = false;  // uniform columns
+  EXPECT_FALSE(use_replicas(ThreadUpdates::Auto, 2, p));
+  EXPECT_TRUE(use_replicas(ThreadUpdates::Replicas, 2, p));
+  p = click_log;
+  p.shrinks = true;
+  EXPECT_FALSE(use_replicas(ThreadUpdates::Auto, 2, p));
+  EXPECT_TRUE(use_replicas(ThreadUpdates::Replicas, 2, p));
+  p = click_log;
+  p.n_features = kReplicaMinWeights - 2;  // w in the core's cache (a9a-like)
+  EXPECT_FALSE(use_replicas(ThreadUpdates::Auto, 2, p));
+  p.n_features = kReplicaMinWeights - 1;
+  EXPECT_TRUE(use_replicas(ThreadUpdates::Auto, 2, p));
+  p.epoch_nnz = 2 * kReplicaMinWeights * kReplicaNnzPerWeight - 1;
+  EXPECT_FALSE(use_replicas(ThreadUpdates::Auto, 2, p));
+  p.epoch_nnz += 1;
+  EXPECT_TRUE(use_replicas(ThreadUpdates::Auto, 2, p));
+  p.n_features = std::int64_t{1} << 62;  // no overflow
+  p.epoch_nnz = std::int64_t{1} << 62;
+  EXPECT_FALSE(use_replicas(ThreadUpdates::Auto, 64, p));
+  EXPECT_EQ(thread_updates_from_name("replicas"), ThreadUpdates::Replicas);
+  EXPECT_STREQ(thread_updates_name(ThreadUpdates::Shared), "shared");
+  EXPECT_THROW(thread_updates_from_name("atomic"), InvalidArgument);
+}
+
+// The divergence guard's remedy on the CPU: a shared w's team halves down to one
+// thread; replicas (CoCoA+'s merge keeps the dual from falling) and one thread
+// have nothing to lower.
+TEST(SdcaCpu, TheSharedTeamHalvesWhenTheGuardAsksAndReplicasDoNot) {
+  int threads = 16;
+  for (const int expected : {8, 4, 2, 1}) {
+    EXPECT_TRUE(reduce_shared_threads(threads, false));
+    EXPECT_EQ(threads, expected);
+  }
+  EXPECT_FALSE(reduce_shared_threads(threads, false));
+  EXPECT_EQ(threads, 1);
+  threads = 3;
+  EXPECT_FALSE(reduce_shared_threads(threads, true));
+  EXPECT_EQ(threads, 3);
+}
+
+// Auto on a fit: a small w stays shared (every data set of the tests), what the
+// solver reports.
+TEST(SdcaCpu, AutoKeepsASmallProblemShared) {
+  SolverParameters p = tight(LossKind::Logistic);
+  p.threads = 2;
+  p.tol = 1e-3;
+  const Fit two = fit(random_problem({}), p);
+  EXPECT_TRUE(two.result.converged);
+  EXPECT_EQ(two.result.replicas, 0);
+}
+
+}  // namespace
