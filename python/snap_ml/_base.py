@@ -16,7 +16,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _core, _distributed
+from . import _core, _distributed, _sessions
 from ._data import check_sample_weight, to_core
 from ._constraints import Checked, validate_parameters
 from ._params import (
@@ -86,6 +86,11 @@ class SnapLinearModel(BaseEstimator):
     def _validate_params(self):
         # scikit-learn's _fit_context calls this before fit.
         validate_parameters(self)
+
+    def __getstate__(self):
+        # A kept GPU session (_sessions) holds device memory, not data: a pickled
+        # or copied estimator makes its own on its next GPU fit.
+        return _sessions.drop_from_state(super().__getstate__())
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -212,8 +217,11 @@ class SnapLinearModel(BaseEstimator):
         with _distributed.agreed_checks() if distributed else contextlib.nullcontext():
             sample_weight = check_sample_weight(sample_weight, X.shape[0])
             data = to_core(X, labels, sample_weight)
+        # Arrays in this process: the session kept across fits (_sessions.py).
+        session = None if distributed else _sessions.session_for(self, parameters["use_gpu"],
+                                                                 parameters["device_ids"])
         model, fits = self._fit_core(resolved, data, parameters, warm_model, class_weight, balanced, epsilon,
-                                     distributed, checkpoint)
+                                     distributed, checkpoint, session)
         self._data_source = "distributed" if distributed else "arrays"
         if distributed:
             self.n_features_in_ = int(model.n_features)
@@ -268,16 +276,19 @@ class SnapLinearModel(BaseEstimator):
         return model
 
     def _fit_core(self, resolved, x, parameters, warm_model, class_weight, balanced, epsilon, distributed,
-                  checkpoint):
+                  checkpoint, session=None):
         """Train ``x`` (a ``CsrData`` or ``SnapFile``) through the core, which plans
         the solver: ``solver_plan_`` shows its plan (which solver, on which device,
         and why).
 
         ``parameters``: ``_core_parameters()``, the declared parameters of
-        snapml/parameters.h by name; the rest are ``_train``'s.
+        snapml/parameters.h by name; ``session``: the kept GPU session
+        (``_sessions``) or None; the rest are ``_train``'s.
         """
         declared = dict(parameters, class_weight=class_weight or {}, balanced_class_weight=balanced,
                         epsilon=float(epsilon), **(checkpoint or {}))
+        if session is not None:
+            declared["session"] = session
         train = _distributed.train if distributed else _core.train
         model, fits = train(x=x, warm_start=warm_model, verbose=bool(self.verbose), **declared)
         self.solver_plan_ = fits[0]["plan"]

@@ -16,6 +16,7 @@ void bind_datasets(pybind11::module_& m);  // datasets.cpp: svmlight and binary 
 void bind_snap_file(pybind11::module_& m); // snap_file.cpp: a .snap file under a memory budget
 void bind_mpi(pybind11::module_& m);       // mpi.cpp: MPI_COMM_WORLD for mpirun
 void bind_features(pybind11::module_& m);  // features.cpp: random Fourier features
+void bind_session(pybind11::module_& m);   // session.cpp: a session kept across fits
 
 // mpi.cpp: the process's MpiCommunicator on MPI_COMM_WORLD, MPI initialised on
 // first call; throws Unsupported in a build without MPI.

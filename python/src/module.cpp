@@ -20,4 +20,5 @@ PYBIND11_MODULE(_core, m) {
   snapml::python::bind_snap_file(m);
   snapml::python::bind_mpi(m);
   snapml::python::bind_features(m);
+  snapml::python::bind_session(m);
 }

@@ -13,6 +13,8 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <type_traits>
 #include <string>
@@ -21,6 +23,7 @@
 
 #include "bindings.h"
 #include "data.h"
+#include "session.h"
 #include "snap_file.h"
 #include "snapml/communicator.h"
 #include "snapml/error.h"
@@ -38,9 +41,13 @@ namespace snapml::python {
 namespace {
 
 // The whole CsrData as one chunk: what train() reads, with no copy.
+// With a kept session, the identity its rows were given (session.h): equal
+// contents, in this call's fresh view or a later one, find the rows uploaded.
 class ViewSource final : public ResidentSource {
  public:
   explicit ViewSource(const CsrView& view) : view_(view) {}
+  ViewSource(const CsrView& view, std::uint64_t identity) : view_(view), identity_(identity) {}
+  std::uint64_t identity() const override { return identity_ ? *identity_ : ResidentSource::identity(); }
   std::int32_t n_features() const override { return view_.n_features; }
   std::int64_t n_rows() const override { return view_.n_rows; }
   std::int64_t nnz() const override { return view_.nnz(); }
@@ -49,6 +56,7 @@ class ViewSource final : public ResidentSource {
 
  private:
   CsrView view_;
+  std::optional<std::uint64_t> identity_;
 };
 
 // Lets a pending Ctrl-C raise KeyboardInterrupt (the exception unwinds train() and
@@ -193,8 +201,17 @@ py::dict plan_dict(const SolverPlan& chosen) {
 py::dict plan_of(const py::kwargs& keywords) { return plan_dict(plan(declared_parameters(keywords))); }
 
 py::tuple train_any(const py::object& x, const Model* warm_start, bool verbose, bool distributed,
-                    const py::kwargs& keywords) {
+                    TrainingSession* session, const py::kwargs& keywords) {
   TrainParameters parameters = declared_parameters(keywords);
+  // Held while this call trains (the GIL released): one train() at a time a session.
+  std::unique_lock<std::mutex> session_in_use;
+  if (session != nullptr) {
+    require(session->solvers()->serves(parameters.use_gpu, parameters.device_ids),
+            "the session was made for other devices than this fit's use_gpu and device_ids; make one for them");
+    parameters.session = session->solvers();
+    py::gil_scoped_release release;
+    session_in_use = std::unique_lock<std::mutex>(session->in_use());
+  }
   const std::string& checkpoint = parameters.checkpoint;
   parameters.warm_start = warm_start;
   parameters.on_epoch = interruptible_progress(verbose);
@@ -235,7 +252,10 @@ py::tuple train_any(const py::object& x, const Model* warm_start, bool verbose, 
     const CsrData& data = x.cast<const CsrData&>();
     require(data.view().labels != nullptr, "training needs labels");
     py::gil_scoped_release release;
-    ViewSource source(data.view());
+    // A kept session keys the rows by their contents (one pass over them): its
+    // identity of these rows, or a new one.
+    ViewSource source = session != nullptr ? ViewSource(data.view(), session->identities().identity_of(data.view()))
+                                           : ViewSource(data.view());
     result = train(source, communicator, parameters);
   }
   // The model is in memory: a later fit with this checkpoint starts afresh.
@@ -259,9 +279,11 @@ void bind_training(py::module_& m) {
         "plan that trained it under 'plan']). The "
         "keywords are the parameters of snapml/parameters.h (parameters() lists them) named as there. "
         "loss='multinomial': one joint softmax problem (one history, one model row per class) by the primal "
-        "Newton solver; penalise_intercept=False leaves the intercepts free (scikit-learn's parameterisation)",
+        "Newton solver; penalise_intercept=False leaves the intercepts free (scikit-learn's parameterisation). "
+        "session: a Session kept across fits (made for this call's use_gpu and device_ids), whose GPU rows "
+        "serve later fits over the same row contents",
         py::arg("x"), py::kw_only(), py::arg("warm_start") = nullptr, py::arg("verbose") = false,
-        py::arg("distributed") = false);
+        py::arg("distributed") = false, py::arg("session") = nullptr);
   m.def("plan", &plan_of,
         "The core's plan for these keywords (as train's): {'algorithm': 'sdca', 'newton', 'auto', 'glmnet' or "
         "'cd', 'device': 'cpu' or 'gpu', 'reason': why} (snapml/solver_factory.h, plan_solver); raises "

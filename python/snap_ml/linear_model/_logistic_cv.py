@@ -10,9 +10,10 @@ from sklearn.model_selection import check_cv
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
+from .. import _sessions
 from .._base import _ACCEPT_SPARSE, _DTYPES
 from ._logistic import LogisticRegression
-from .._params import estimator_threads
+from .._params import check_device_options, estimator_threads
 
 # The most Cs a search takes (an integer Cs: that many on a log grid).
 _MAX_CS = 10_000
@@ -34,8 +35,15 @@ class LogisticRegressionCV(LogisticRegression):
     ``n_jobs`` above 1 the folds train side by side on threads of this process
     (the core releases the GIL), ``n_jobs`` threads in all: as many folds at once
     as there are threads (at most the folds), each fit on ``n_jobs // folds at
-    once`` threads; the refit takes all of them. On a GPU the folds train one
-    after another.
+    once`` threads; the refit takes all of them.
+
+    On GPUs (``use_gpu`` or ``device_ids``) each fold trains on one device:
+    with ``device_ids=[0, 1]`` the folds go to the devices in turn (fold k on
+    ``device_ids[k % 2]``) and the devices train side by side, each its folds
+    one after another; the refit trains on all the listed devices. Each device
+    keeps one session (``_sessions``): a fold's rows are uploaded once for its
+    whole path over ``Cs``, and a fold's answers do not depend on the device
+    that trained it (the same solver, the same rows, the same C path).
 
     Parameters
     ----------
@@ -177,11 +185,22 @@ class LogisticRegressionCV(LogisticRegression):
         folds = list(check_cv(self.cv, y, classifier=True).split(X, y))
         scores = np.empty((len(folds), Cs.size))
         threads = estimator_threads(self)
-        side_by_side = 1 if self.use_gpu or self.device_ids else max(1, min(len(folds), threads))
+        use_gpu, device_ids, _ = check_device_options(self.use_gpu, self.device_ids, self.max_gpu_memory)
+        if use_gpu:
+            # One device per fold (an empty list: the default device), a session
+            # each, and one for the refit's devices (the same where one is listed).
+            fold_devices = [[device] for device in device_ids] or [[]]
+            _sessions.keep_only(self, fold_devices + [device_ids])
+            side_by_side = min(len(fold_devices), len(folds))
+        else:
+            fold_devices = [None]
+            _sessions.session_for(self, False, ())
+            side_by_side = max(1, min(len(folds), threads))
         fold_jobs = max(1, threads // side_by_side)
 
-        def path(k):
-            """Fold k's path over Cs: its models' (coef, intercept) per C."""
+        def path(k, devices):
+            """Fold k's path over Cs on ``devices`` (None: the CPU): its models'
+            (coef, intercept) per C."""
             train, test = folds[k]
             present = np.unique(y[train])
             if present.size == 1:
@@ -193,22 +212,38 @@ class LogisticRegressionCV(LogisticRegression):
                                 if weights[test].any() else np.nan)
                 return None  # no weights to average (refit=False)
             model = self._path_model().set_params(n_jobs=fold_jobs)
+            if devices is not None:
+                model.set_params(device_ids=devices or self.device_ids)
+                _sessions.share_sessions(self, model)
+            # The fold's rows once: every C of its path trains on the same rows (the
+            # session's upload serves them all).
+            X_train, y_train, w_train = X[train], y[train], weights[train]
             coefs = [None] * Cs.size
             for j in order:
-                model.set_params(C=float(Cs[j])).fit(X[train], y[train], sample_weight=weights[train])
+                model.set_params(C=float(Cs[j])).fit(X_train, y_train, sample_weight=w_train)
                 # A test fold whose weights are all zero has no score.
                 scores[k, j] = (scorer(model, X[test], y[test], sample_weight=weights[test])
                                 if weights[test].any() else np.nan)
                 coefs[j] = (model.coef_.copy(), model.intercept_.copy())
             return coefs
 
+        def slot(j):
+            """The folds of side-by-side slot j, one after another (on a GPU: on
+            fold_devices[j], so that a device trains one fold at a time)."""
+            return {k: path(k, fold_devices[j % len(fold_devices)])
+                    for k in range(j, len(folds), side_by_side)}
+
         if side_by_side == 1:
-            fold_models = [path(k) for k in range(len(folds))]
+            done = slot(0)
         else:
+            done = {}
             with ThreadPoolExecutor(max_workers=side_by_side) as pool:
-                fold_models = list(pool.map(path, range(len(folds))))
+                for part in pool.map(slot, range(side_by_side)):
+                    done.update(part)
+        fold_models = [done[k] for k in range(len(folds))]
         best = int(np.nanargmax(np.nanmean(scores, axis=0)))
         final = clone(self._path_model()).set_params(C=float(Cs[best]), warm_start=False)
+        _sessions.share_sessions(self, final)
         final.fit(X, y, sample_weight=weights)
         if not self.refit:
             trained = [coefs for coefs in fold_models if coefs is not None]
