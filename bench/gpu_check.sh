@@ -57,7 +57,8 @@ pack() {
   find "$build/tests/gpu" "$build/bench" -maxdepth 1 -type f -perm -u+x -name '*_*' ! -name parse_throughput \
        ! -name '*_emulated' -exec cp {} "$G/bin/" \;
   cp "$build"/snapml/cli/snap-{train,predict,convert} "$build"/datasets/snap-criteo-gen "$G/bin/"
-  cp "$ROOT"/python/snap_ml/*.py "$G/py/snap_ml/"
+  # The whole package, its subpackages (linear_model, svm, ibm) included.
+  cp -r "$ROOT"/python/snap_ml/. "$G/py/snap_ml/" && find "$G/py" -name __pycache__ -prune -exec rm -rf {} +
   # One copy of the plugin (beside _core, where pip puts it): the tools and the
   # benchmarks find it through SNAPML_GPU_BACKEND (run); two would pass 64 MiB.
   cp "$build"/python/_core*.so "$build"/cuda/libsnapml_gpu.so "$G/py/snap_ml/"
@@ -70,6 +71,9 @@ pack() {
   done
   "$python" -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
       --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 -d "$G/whl" "snapml==1.17.2"
+  # pytest for tests/python/gpu_session_checks.py (the device image may lack it).
+  "$python" -m pip download -q --only-binary=:all: --python-version 3.12 --implementation cp \
+      --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 -d "$G/whl" pytest
   local data=${SNAPML_DATA_DIR:-$ROOT/../shared/datasets}
   cp "$data"/heart_scale "$G/data/"
   # The project's svmlight reader tells gzip by its magic (python_seed.py too): the
@@ -142,6 +146,13 @@ run() {
     echo "== python $(el)"
     { echo; echo "## Python: the seed's example on a9a -> a9a.t (snap_ml with device_ids, IBM snapml, scikit-learn)"; } >> "$REP"
     (cd /tmp && PYTHONPATH=$G/py:/tmp/site timeout "$(left 120)" python3 "$ROOT/bench/gpu/python_seed.py" "$G/data") >> "$REP" 2>&1
+    echo "(exit $?)" >> "$REP"
+    # The estimators' kept sessions on the device (the same checks CI runs over the
+    # emulated runtime): uploads counted, rows reused and replaced, exact answers.
+    { echo; echo "## Python: GPU sessions (tests/python/gpu_session_checks.py)"; } >> "$REP"
+    (set -o pipefail; cd /tmp && PYTHONPATH=$G/py:/tmp/site SNAPML_TEST_GPU_COUNT=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ') \
+      timeout "$(left 120)" python3 -m pytest -q -p no:cacheprovider "$ROOT/tests/python/gpu_session_checks.py" 2>&1 \
+      | tail -25) >> "$REP" 2>&1
     echo "(exit $?)" >> "$REP"
   fi
 
