@@ -9,6 +9,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <type_traits>
@@ -70,7 +71,47 @@ class NewtonObjective {
   // Writes the solution into `state` in SolverState's layout: the weights, and the
   // dual point paired with the last gradient().
   virtual void finish(const std::vector<double>& w, SolverState& state) = 0;
+
+  // A free intercept's certificate (primal_newton_solver.cpp, "Certificate"):
+  // whether this objective makes the paired dual point feasible for the
+  // constraint s(alpha) = sum_i c(y_i) alpha_i = 0. The multinomial loss does not.
+  virtual bool repairs_dual() const { return false; }
+  // This rank's sums of the paired alpha (at the last gradient()) per side, into
+  // sides[0..2]: classification's S_+ and S_- (the rows with y = +1 and -1) and
+  // the rows with a cost; regression's rows all count on the first side.
+  virtual void dual_sides(double* sides);
+  // From the sides summed over the ranks: the feasible alpha' = alpha + delta
+  // (dual_repair below). Writes this rank's u = sum_i delta_i c(y_i) x_i into
+  // `moved` (width() entries; the intercept's last, which the caller ignores;
+  // one pass, none where delta = 0) and returns this rank's sum_i
+  // dual_value(alpha'_i).
+  virtual double feasible_dual(const double* sides, double* moved);
 };
+
+// alpha' = alpha + delta with s(alpha') = 0, from the sides' sums (free_intercept.h
+// builds the dual solver's the same way): classification scales the heavier side's
+// alphas by 1 - shrink, shrink = |s| / S_heavy in [0, 1], which keeps each in its
+// interval [0, C_i] (or [0, inf)); regression moves every alpha (an unbounded
+// interval) by shift = -s / n.
+struct DualRepair {
+  int heavy_side = 0;   // classification: 0 for y = +1, 1 for y = -1
+  double shrink = 0.0;  // classification: alpha'_i = (1 - shrink) alpha_i on the heavy side
+  double shift = 0.0;   // regression: alpha'_i = alpha_i + shift
+  bool moves() const { return shrink != 0.0 || shift != 0.0; }
+};
+
+inline DualRepair dual_repair(bool classification, const double* sides) {
+  DualRepair repair;
+  if (classification) {
+    const double s = sides[0] - sides[1];
+    repair.heavy_side = s > 0.0 ? 0 : 1;
+    const double heavy = sides[repair.heavy_side];
+    if (s != 0.0 && heavy > 0.0) repair.shrink = std::min(1.0, std::fabs(s) / heavy);
+  } else if (sides[2] > 0.0) {
+    repair.shift = -sides[0] / sides[2];
+  }
+  return repair;
+}
 
 // The scalar losses over `operations` (scalar_objective.cpp).
 std::unique_ptr<NewtonObjective> make_scalar_objective(MatrixOperations& operations, const SolverParameters& parameters,

@@ -55,8 +55,14 @@ class PrimalNewtonSolver final : public Solver {
     for (std::size_t j = 0; j < a.size(); ++j) a[j] += scale * b[j];
   }
 
-  // Whether the duality gap certifies the fit (everything penalised).
-  bool certified() const { return parameters_.penalty == Penalty::L2 && parameters_.penalise_intercept; }
+  // Whether the duality gap certifies the fit: everything penalised, or a free
+  // intercept whose objective repairs the paired dual point (the scalar losses).
+  bool certified() const {
+    return parameters_.penalty == Penalty::L2 && (parameters_.penalise_intercept || repairs_dual_);
+  }
+  // The free intercept's lower bound D(alpha') for record(): the paired dual point
+  // made feasible (one pass), from its dual sum and the weights w and gradient g.
+  double repaired_dual(const std::vector<double>& w, const std::vector<double>& g);
 
   std::vector<double> prepare(ChunkSource& source, Communicator& communicator, SolverState& state);
   // f(w) from its margins (computed into `margins`).
@@ -104,6 +110,7 @@ class PrimalNewtonSolver final : public Solver {
   std::chrono::steady_clock::time_point started_;
   int threads_ = 1;
   bool direct_ = false;                 // whether the Newton steps are solved by Cholesky
+  bool repairs_dual_ = false;           // a free intercept certified by repaired_dual()
   std::vector<double> regulariser_;     // r_j
   std::vector<double> preconditioner_;  // M_j at the last gradient()
   std::vector<double> line_margins_;    // X p of line_step's direction, kept between iterations

@@ -122,17 +122,60 @@ class ScalarObjective final : public NewtonObjective {
 
   void hessian_matrix(double* out) override { operations_.hessian_matrix(curvatures_.data(), out); }
 
+  bool repairs_dual() const override { return true; }
+
+  void dual_sides(double* sides) override {
+    const bool classification = is_classification(parameters_.loss);
+    sides[0] = sides[1] = sides[2] = 0.0;
+    for_loss([&](const auto& loss) {
+      for (std::size_t i = 0; i < targets_.size(); ++i) {
+        if (!(costs_[i] > 0.0)) continue;
+        sides[classification && targets_[i] < 0.0 ? 1 : 0] += alpha(loss, i);
+        sides[2] += 1.0;
+      }
+    });
+  }
+
+  double feasible_dual(const double* sides, double* moved) override {
+    const bool classification = is_classification(parameters_.loss);
+    const DualRepair repair = dual_repair(classification, sides);
+    moves_.assign(targets_.size(), 0.0);  // delta_i c(y_i)
+    double dual_sum = 0.0;
+    for_loss([&](const auto& loss) {
+      dual_sum = detail::ordered_sum(n_rows_, threads_, [&](std::int64_t row) {
+        const auto i = static_cast<std::size_t>(row);
+        if (!(costs_[i] > 0.0)) return 0.0;
+        const double a = alpha(loss, i);
+        double delta = repair.shift;
+        if (classification) delta = (targets_[i] < 0.0 ? 1 : 0) == repair.heavy_side ? -repair.shrink * a : 0.0;
+        moves_[i] = delta * loss.coefficient(targets_[i]);
+        return loss.dual_value(targets_[i], a + delta, costs_[i]);
+      });
+    });
+    if (repair.moves())
+      operations_.transpose_times(moves_.data(), moved);
+    else
+      std::fill(moved, moved + width(), 0.0);
+    return dual_sum;
+  }
+
   void finish(const std::vector<double>& w, SolverState& state) override {
     state.weights = w;
     // The dual point paired with the final w, one per row (SolverState's contract).
     state.alpha.assign(static_cast<std::size_t>(n_rows_), 0.0);
     for_loss([&](const auto& loss) {
       for (std::size_t i = 0; i < state.alpha.size(); ++i)
-        state.alpha[i] = -derivatives_[i] * loss.coefficient(targets_[i]);
+        state.alpha[i] = alpha(loss, i);
     });
   }
 
  private:
+  // The paired dual point's alpha_i = -C_i loss'(m_i) c(y_i) at the last gradient().
+  template <typename Loss>
+  double alpha(const Loss& loss, std::size_t i) const {
+    return -derivatives_[i] * loss.coefficient(targets_[i]);
+  }
+
   template <typename Function>
   void for_loss(const Function& function) const {
     // Instantiated for the primal losses only; the solver's constructor refused the others.
@@ -152,6 +195,7 @@ class ScalarObjective final : public NewtonObjective {
   std::vector<double> costs_;        // C_i; 0 for a row absent from the problem
   std::vector<double> derivatives_;  // C_i loss'(m_i) at the last gradient()
   std::vector<double> curvatures_;   // C_i loss''(m_i) at the last gradient()
+  std::vector<double> moves_;        // delta_i c(y_i) of feasible_dual's repair
 };
 
 }  // namespace

@@ -81,8 +81,10 @@ inline double cg_forcing(double gradient_norm, double start_gradient_norm) {
 // the forcing term alone drives the last step's residual far below what the rule
 // needs (10M Criteo-like rows, tol 1e-8: the last step reached gap 8e-14 in 245
 // CG iterations; at that step's rate about 90 reach 1e-8). The half leaves room for the model's
-// error; the record still decides, on the recorded gap. The gradient rule (a free
-// intercept, penalty none) keeps the forcing term alone: its tolerances reach
+// error; the record still decides, on the recorded gap (a free intercept's gap
+// adds w_b g_b and the repair's O(|g_b|) to 0.5 ||g||^2, both of the residual's
+// order and below it near the optimum). The gradient rule (penalty none, the
+// multinomial loss's free intercepts) keeps the forcing term alone: its tolerances reach
 // ||g|| whose steps reduce f by less than f's rounding, where the trust region's
 // acceptance is decided by rounding, and a step solved only to the rule's need
 // asks for one more such acceptance than one solved past it.
@@ -145,7 +147,9 @@ struct IterateSums {
 
 // Appends the record of iterate w to result.history, calls on_epoch, and returns
 // whether the stopping rule holds (result.converged). Certified (everything
-// penalised): D(alpha) = dual_sum - 0.5 ||w(alpha)||^2 with w(alpha) = w - g, and
+// penalised, or a free intercept's repaired dual point, whose D the caller passes
+// whole as dual_sum, NaN where it made none): D(alpha) = dual_sum - 0.5
+// ||w(alpha)||^2 with w(alpha) = w - g, and
 // the fit stops on gap <= tol * P(w); otherwise on LIBLINEAR's ||g(w)|| <= tol *
 // ||g(0)||, with NaN for dual and gap (primal_newton_solver.cpp explains the certificate). A
 // primal or gradient that is not finite throws FitDiverged: no model comes out of
