@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <map>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -180,6 +181,17 @@ INSTANTIATE_TEST_SUITE_P(
     PrimalLosses, TronFreeIntercept,
     ::testing::Combine(::testing::Values(Loss{LossKind::Logistic, 0.0}, Loss{LossKind::SquaredHinge, 0.0},
                                          Loss{LossKind::Squared, 0.0}, Loss{LossKind::Squared, 0.5}),
-                       ::testing::Values(PrimalMethod::TrustRegion, PrimalMethod::Cholesky, PrimalMethod::Lbfgs)));
+                       ::testing::Values(PrimalMethod::TrustRegion, PrimalMethod::Cholesky, PrimalMethod::Lbfgs)),
+    [](const ::testing::TestParamInfo<TronFreeIntercept::ParamType>& info) {
+      const Loss loss = std::get<0>(info.param);
+      const PrimalMethod method = std::get<1>(info.param);
+      std::string name = loss.kind == LossKind::Logistic       ? "Logistic"
+                         : loss.kind == LossKind::SquaredHinge ? "SquaredHinge"
+                         : loss.epsilon > 0.0                  ? "InsensitiveSquared"
+                                                               : "Squared";
+      return name + (method == PrimalMethod::TrustRegion ? "TrustRegion"
+                     : method == PrimalMethod::Cholesky  ? "Cholesky"
+                                                         : "Lbfgs");
+    });
 
 }  // namespace
