@@ -231,15 +231,34 @@ def test_multiclass_matches_sklearn_default(data):
         X_train, X_test, y_train, y_test = train_test_split(StandardScaler().fit_transform(X), y, random_state=0)
     else:
         X_train, X_test, y_train, y_test = five_class_sparse()
-    (p_sk, y_sk, coef_sk, _), (p_ours, y_ours, coef_ours, _) = both(multiclass_script, X_train, X_test, y_train)
+    (p_sk, y_sk, coef_sk, b_sk), (p_ours, y_ours, coef_ours, b_ours) = both(multiclass_script, X_train, X_test,
+                                                                            y_train)
     assert coef_ours.shape == coef_sk.shape
     # lbfgs at its default tol=1e-4 (the module's docstring): probabilities to 1e-2.
     np.testing.assert_allclose(p_ours, p_sk, atol=1e-2)
     assert np.mean(y_ours == y_sk) >= 0.99
-    # Against the optimum (lbfgs run to convergence) ours is within 1e-4.
+    # Against the optimum (lbfgs run to convergence): ours is certified within a
+    # relative duality gap of tol / 100 = 1e-6 (the free-intercept multinomial
+    # certificate), so its objective is at most 1e-6 above the optimum's, and at
+    # or below lbfgs's at the same tol; its probabilities were 1.1e-4 from the
+    # optimum's at most (lbfgs's: 1e-2).
     optimum = sklearn.linear_model.LogisticRegression(tol=1e-12, max_iter=100000).fit(X_train, y_train)
-    np.testing.assert_allclose(p_ours, optimum.predict_proba(X_test), atol=1e-4)
+    classes = np.unique(y_train)
+    f_ours, f_sk, f_optimum = (multinomial_objective(X_train, np.searchsorted(classes, y_train), coef, b)
+                               for coef, b in ((coef_ours, b_ours), (coef_sk, b_sk),
+                                               (optimum.coef_, optimum.intercept_)))
+    assert f_ours <= f_optimum * (1 + 1e-6), (f_ours, f_optimum)
+    assert f_ours <= f_sk * (1 + 1e-12), (f_ours, f_sk)
+    np.testing.assert_allclose(p_ours, optimum.predict_proba(X_test), atol=1e-3)
     np.testing.assert_array_equal(y_ours, optimum.predict(X_test))
+
+
+def multinomial_objective(X, y_index, coef, intercept):
+    """sum_i CE_i + 0.5 ||coef||^2 (C = 1, intercepts free): the core's multinomial objective."""
+    scores = X @ np.asarray(coef).T + np.asarray(intercept)
+    top = scores.max(axis=1, keepdims=True)
+    log_normaliser = top[:, 0] + np.log(np.exp(scores - top).sum(axis=1))
+    return (log_normaliser - scores[np.arange(len(y_index)), y_index]).sum() + 0.5 * (np.asarray(coef) ** 2).sum()
 
 
 def multinomial_script(lm, X, y):

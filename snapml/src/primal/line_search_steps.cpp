@@ -30,6 +30,10 @@ void PrimalNewtonSolver::lbfgs(FitResult& result, std::vector<double>& w, std::v
     // The first direction is -g, of no natural length: its line starts at 0.
     const double t = line_step(w, margins, f, p, slope, memory.empty() ? 0.0 : 1.0, &step);
     if (!(t > 0.0)) break;  // no decrease is representable
+    // Free intercepts to their optimum (no pass): the paired dual point then meets
+    // the constraint the certificate needs (multinomial_objective.cpp). The pair
+    // (s, y) spans the whole move.
+    if (centred_) f += centre_intercepts(w, margins, &step);
     const auto entries = static_cast<std::int64_t>(width);
     y.swap(g);
     const double dual_sum = gradient(w, margins, g);

@@ -86,6 +86,25 @@ class NewtonObjective {
   // one pass, none where delta = 0) and returns this rank's sum_i
   // dual_value(alpha'_i).
   virtual double feasible_dual(const double* sides, double* moved);
+
+  // Free intercepts with the weights penalised (penalty l2): the objectives that
+  // certify such a fit (the multinomial loss, multinomial_objective.cpp) answer
+  // true. The dual then has the constraint sum_i alpha_i = 0 that the paired
+  // point meets only where the intercepts' gradient is 0.
+  virtual bool certifies_free_intercepts() const { return false; }
+  // Moves the intercepts to the minimiser of the loss over them with the other
+  // weights fixed (no pass over the data: they shift every row's margins by a
+  // constant), summed over `communicator`'s ranks: writes the new margins, the
+  // intercepts' change into `shift` (intercept_count() entries, the last of w's)
+  // and returns the loss sum's change. Only where certifies_free_intercepts().
+  virtual double centre_intercepts(std::vector<double>& margins, std::vector<double>& shift,
+                                   Communicator& communicator);
+  // The certificate's dual sums at iterate w with gradient g (summed over the
+  // ranks) and the paired point's dual sum: a dual point that meets the
+  // constraint, near the paired one, and its sum_i dual_value and ||w(alpha)||^2
+  // (record_iterate's IterateSums). Only where certifies_free_intercepts().
+  virtual void free_intercept_dual(const std::vector<double>& w, const std::vector<double>& g, double dual_sum,
+                                   double& dual_sum_out, double& dual_weights_squared);
 };
 
 // alpha' = alpha + delta with s(alpha') = 0, from the sides' sums (free_intercept.h

@@ -37,8 +37,10 @@
 // Before it the free intercept stopped on the gradient rule with CG's forcing
 // term alone, 23 passes a Newton iteration on a 21k x 131k click log against 14
 // with the intercept penalised (docs/benchmarks/cpu.md, section 9). Without a
-// penalty, and for the multinomial loss's free intercepts, the fit stops on
-// LIBLINEAR's ||g(w)|| <= tol * ||g(0)|| and the records carry NaN for dual and gap.
+// penalty the fit stops on LIBLINEAR's ||g(w)|| <= tol * ||g(0)|| and the records
+// carry NaN for dual and gap. The multinomial loss's free intercepts under penalty
+// l2 by L-BFGS are centred before each gradient and certified by a dual point that
+// meets their K constraints (multinomial_objective.cpp; `centred_`).
 //
 // The loss part is a NewtonObjective (newton_objective.h): the scalar losses in
 // scalar_objective.cpp, the multinomial loss's K weight vectors in
@@ -88,6 +90,15 @@ double detail::NewtonObjective::feasible_dual(const double*, double*) {
   throw InvalidArgument("the primal solver repairs the dual point of a scalar loss only");
 }
 
+double detail::NewtonObjective::centre_intercepts(std::vector<double>&, std::vector<double>&, Communicator&) {
+  throw InvalidArgument("this loss does not centre free intercepts");
+}
+
+void detail::NewtonObjective::free_intercept_dual(const std::vector<double>&, const std::vector<double>&, double,
+                                                  double&, double&) {
+  throw InvalidArgument("this loss has no free-intercept certificate");
+}
+
 namespace detail {
 
 std::vector<double> PrimalNewtonSolver::prepare(ChunkSource& source, Communicator& communicator, SolverState& state) {
@@ -114,7 +125,21 @@ std::vector<double> PrimalNewtonSolver::prepare(ChunkSource& source, Communicato
   direct_ = parameters_.primal_method == PrimalMethod::Cholesky ||
             (parameters_.primal_method == PrimalMethod::Auto && !loss_is_per_class(parameters_.loss) &&
              parameters_.penalty == Penalty::L2 && detail::direct_newton_pays(work[0], work[1], width));
-  return objective_->start(state, communicator);
+  std::vector<double> w = objective_->start(state, communicator);
+  centred_ = uses_lbfgs() && objective_->certifies_free_intercepts();
+  return w;
+}
+
+double PrimalNewtonSolver::centre_intercepts(std::vector<double>& w, std::vector<double>& margins,
+                                             std::vector<double>* step) {
+  std::vector<double> shift;
+  const double change = objective_->centre_intercepts(margins, shift, *communicator_);
+  const std::size_t first = w.size() - shift.size();  // the intercepts are the last weights
+  for (std::size_t k = 0; k < shift.size(); ++k) {
+    w[first + k] += shift[k];
+    if (step) (*step)[first + k] += shift[k];
+  }
+  return change;
 }
 
 double PrimalNewtonSolver::value(const std::vector<double>& w, std::vector<double>& margins) {
@@ -173,9 +198,12 @@ bool PrimalNewtonSolver::record(FitResult& result, const std::vector<double>& w,
     for (std::size_t j = 0; j < features; ++j) squared += (w[j] - g[j]) * (w[j] - g[j]);
     const bool near = f - (dual_sum - 0.5 * squared) <= parameters_.tol * f;
     sums.dual_sum = near ? repaired_dual(w, g) : std::numeric_limits<double>::quiet_NaN();
+  } else if (centred_) {
+    objective_->free_intercept_dual(w, g, dual_sum, sums.dual_sum, sums.dual_weights_squared);
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-  return detail::trust_region::record_iterate(result, parameters_, certified(), seconds, first_gradient_norm, sums);
+  return detail::trust_region::record_iterate(result, parameters_, certified() || centred_, seconds,
+                                              first_gradient_norm, sums);
 }
 
 double PrimalNewtonSolver::repaired_dual(const std::vector<double>& w, const std::vector<double>& g) {
@@ -207,13 +235,14 @@ FitResult PrimalNewtonSolver::fit(ChunkSource& source, Communicator& communicato
 
   // The gradient rule's reference ||g(0)|| (LIBLINEAR's, whatever the start).
   double first_gradient_norm = 0.0;
-  if (!certified()) {
+  if (!certified() && !centred_) {
     const std::vector<double> zero(width, 0.0);
     std::fill(margins.begin(), margins.end(), 0.0);
     gradient(zero, margins, g);
     first_gradient_norm = norm(g);
   }
   double f = value(w, margins);
+  if (centred_) f += centre_intercepts(w, margins, nullptr);
   const double dual_sum = gradient(w, margins, g);
 
   FitResult result;

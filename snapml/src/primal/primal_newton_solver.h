@@ -78,6 +78,10 @@ class PrimalNewtonSolver final : public Solver {
   // whether the stopping rule holds.
   bool record(FitResult& result, const std::vector<double>& w, double f, const std::vector<double>& g,
               double dual_sum, double first_gradient_norm);
+  // Moves the free intercepts of w to their optimum given the other weights
+  // (NewtonObjective::centre_intercepts): updates w, its margins, and `step`
+  // where given; returns the change of f.
+  double centre_intercepts(std::vector<double>& w, std::vector<double>& margins, std::vector<double>* step);
   // Calls on_progress with the iterate w.
   void progress(const FitResult& result, const std::vector<double>& w);
   bool uses_lbfgs() const {
@@ -111,6 +115,9 @@ class PrimalNewtonSolver final : public Solver {
   int threads_ = 1;
   bool direct_ = false;                 // whether the Newton steps are solved by Cholesky
   bool repairs_dual_ = false;           // a free intercept certified by repaired_dual()
+  // Whether L-BFGS centres free intercepts before each gradient and the records
+  // certify the fit by the objective's free-intercept dual point.
+  bool centred_ = false;
   std::vector<double> regulariser_;     // r_j
   std::vector<double> preconditioner_;  // M_j at the last gradient()
   std::vector<double> line_margins_;    // X p of line_step's direction, kept between iterations
