@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "bindings.h"
+#include "data.h"
 #include "snapml/error.h"
 
 namespace py = pybind11;
@@ -33,6 +34,14 @@ void bind_session(py::module_& m) {
       .def_property_readonly("device_ids", &TrainingSession::device_ids)
       .def_property_readonly("row_uploads", &TrainingSession::row_uploads,
                              "how many times the session uploaded rows to a device (0 on the CPU)")
+      .def("rows_identity",
+           [](TrainingSession& s, const CsrData& data, int threads) {
+             py::gil_scoped_release release;
+             return s.identities().identity_of(data.view(), threads);
+           },
+           py::arg("data"), py::arg("threads") = 1,
+           "the identity train(session=...) gives these rows: the same for the same contents (offsets, indices, "
+           "values, n_features), a new one after any change (snapml/impl/rows_identity.h)")
       .def("serves", [](const TrainingSession& s, bool use_gpu, const std::vector<int>& device_ids) {
         return s.solvers()->serves(use_gpu, device_ids);
       }, py::arg("use_gpu"), py::arg("device_ids"), "whether train() takes this session for these devices");

@@ -18,6 +18,7 @@
 #include <set>
 #include <type_traits>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -254,8 +255,11 @@ py::tuple train_any(const py::object& x, const Model* warm_start, bool verbose, 
     py::gil_scoped_release release;
     // A kept session keys the rows by their contents (one pass over them): its
     // identity of these rows, or a new one.
-    ViewSource source = session != nullptr ? ViewSource(data.view(), session->identities().identity_of(data.view()))
-                                           : ViewSource(data.view());
+    const int threads =
+        parameters.threads > 0 ? parameters.threads : static_cast<int>(std::thread::hardware_concurrency());
+    ViewSource source = session != nullptr
+                            ? ViewSource(data.view(), session->identities().identity_of(data.view(), threads))
+                            : ViewSource(data.view());
     result = train(source, communicator, parameters);
   }
   // The model is in memory: a later fit with this checkpoint starts afresh.

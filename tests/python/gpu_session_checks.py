@@ -85,6 +85,28 @@ def test_changed_rows_upload_again_and_train_the_new_problem(data, change):
         assert np.abs(model.coef_ - stale).max() > 0.1  # the old rows' answer is far away
 
 
+@pytest.mark.parametrize("change", ["labels", "sample_weight", "intercept_scaling"])
+def test_what_is_not_the_rows_changes_without_an_upload_and_is_used(data, change):
+    # The session keeps the rows only: each fit reads its labels and weights and
+    # takes its intercept's scale afresh.
+    X, y = data
+    model = gpu().fit(X, y)
+    stale = model.coef_.copy()
+    fit = {}
+    if change == "labels":
+        y = np.roll(y, 1)
+    elif change == "sample_weight":
+        fit["sample_weight"] = np.linspace(0.2, 3.0, y.size)
+    else:
+        model.set_params(intercept_scaling=3.0)
+    model.fit(X, y, **fit)
+    assert _sessions.row_uploads(model) == 1
+    fresh = gpu(**({"intercept_scaling": 3.0} if change == "intercept_scaling" else {})).fit(X.copy(), y, **fit)
+    np.testing.assert_array_equal(model.coef_, fresh.coef_)
+    np.testing.assert_array_equal(model.intercept_, fresh.intercept_)
+    assert not np.array_equal(model.coef_, stale)
+
+
 @two_devices
 def test_the_cpu_drops_the_session_and_other_devices_make_their_own(data):
     X, y = data

@@ -21,7 +21,7 @@ from conftest import REPO, skip_or_fail
 from snap_ml import _core
 
 CHECKS = pathlib.Path(__file__).with_name("gpu_session_checks.py")
-pytestmark = pytest.mark.skipif(not _core.built_with_cuda, reason="snap_ml built without CUDA")
+needs_cuda = pytest.mark.skipif(not _core.built_with_cuda, reason="snap_ml built without CUDA")
 
 
 def emulated_plugin():
@@ -51,10 +51,33 @@ def run_checks(environment):
     assert " passed" in done.stdout and " failed" not in done.stdout
 
 
+def test_rows_are_identified_by_their_contents_not_their_array():
+    # Runs in every build (a CPU session keys rows alike): what a GPU session's
+    # kept rows are found by.
+    import numpy as np
+    import scipy.sparse as sp
+
+    from snap_ml._data import to_core
+
+    X = sp.random(500, 40, density=0.2, format="csr", random_state=0, dtype=np.float64)
+    session = _core.Session(False, [])
+    first = session.rows_identity(to_core(X))
+    assert session.rows_identity(to_core(X.copy()), 2) == first  # a copy, another thread count
+    assert session.rows_identity(to_core(X.toarray())) == first  # dense, converted anew
+    X.data[-1] *= 2.0  # in place: the same array objects
+    changed = session.rows_identity(to_core(X))
+    assert changed != first
+    X.data[-1] /= 2.0  # back: the rows the first identity named
+    assert session.rows_identity(to_core(X)) == first
+    assert _core.Session(False, []).rows_identity(to_core(X)) != first  # another session's own
+
+
+@needs_cuda
 def test_sessions_over_the_emulated_runtime():
     run_checks({"SNAPML_GPU_BACKEND": emulated_plugin(), "SNAPML_TEST_GPU_COUNT": "2"})
 
 
+@needs_cuda
 def test_sessions_on_a_device():
     count = device_count()
     if count == 0:

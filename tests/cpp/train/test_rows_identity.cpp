@@ -99,6 +99,31 @@ TEST(RowsIdentity, ForgottenContentsGetANewIdentityNeverAnOldOne) {
   EXPECT_NE(data.identity(), again);
 }
 
+// Rows over several 1 MiB blocks of each array: the key is the same on any
+// number of threads, and a change of one value in a later block changes it.
+TEST(RowsIdentity, ManyBlocksKeyAlikeOnAnyThreadsAndSeeOneValue) {
+  Rows big;
+  const std::int64_t n_rows = 300000, per_row = 3;  // 2.4 MB of offsets, 3.6 MB of each array
+  big.offsets.resize(static_cast<std::size_t>(n_rows) + 1);
+  big.indices.clear();
+  big.values.clear();
+  big.labels.assign(static_cast<std::size_t>(n_rows), 0.0);
+  for (std::int64_t r = 0; r <= n_rows; ++r) big.offsets[static_cast<std::size_t>(r)] = r * per_row;
+  for (std::int64_t k = 0; k < n_rows * per_row; ++k) {
+    big.indices.push_back(static_cast<std::int32_t>(k % 4));
+    big.values.push_back(static_cast<float>(k % 1000) * 0.5f);
+  }
+  const RowsContentKey one = rows_content_key(big.view(), 1);
+  EXPECT_EQ(rows_content_key(big.view(), 3), one);
+  EXPECT_EQ(rows_content_key(big.view(), 8), one);
+  Rows changed = big;
+  changed.values[changed.values.size() - 5] += 1.0f;
+  EXPECT_FALSE(rows_content_key(changed.view(), 2) == one);
+  changed = big;
+  changed.offsets[200000] += 1;  // one row boundary moved, in the offsets' third block
+  EXPECT_FALSE(rows_content_key(changed.view(), 2) == one);
+}
+
 TEST(RowsIdentity, EmptyRowsHaveAKey) {
   RowsIdentities identities;
   const std::vector<std::int64_t> offsets{0};

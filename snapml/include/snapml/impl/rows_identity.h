@@ -20,12 +20,14 @@
 
 namespace snapml {
 
-// What tells one row set from another: two independent 64-bit checksums of the
-// bytes (Checksum64, rank_agreement.h, from two seeds) and the shape. Different
-// rows of the same shape share a key with a probability of about 2^-128 (not an
-// adversarial bound: the checksums are not cryptographic); a change of one
-// 8-byte word always changes both checksums (each step of Checksum64 is a
-// bijection of its state).
+// What tells one row set from another: two 64-bit checksums of the bytes
+// (Checksum64, rank_agreement.h, from two seeds; taken over fixed 1 MiB blocks,
+// then over the blocks' sums in order) and the shape. Different rows of the same
+// shape share a key with a probability of about 2^-128 for unrelated contents
+// (not an adversarial bound: the checksums are not cryptographic). A change
+// within one 8-byte word always changes the key: each step of Checksum64 is a
+// bijection of its state, so equal words after a difference keep it, in the
+// block's sums and then in the sums over the blocks.
 struct RowsContentKey {
   std::uint64_t sum = 0;
   std::uint64_t second_sum = 0;
@@ -38,10 +40,11 @@ struct RowsContentKey {
   }
 };
 
-// The key of `rows` (one pass over its offsets, indices and values; the offsets
-// taken relative to the first, so a view into the middle of a larger array keys
-// as the same rows copied out).
-RowsContentKey rows_content_key(const CsrView& rows);
+// The key of `rows` (one pass over its offsets, indices and values, on up to
+// `threads` threads; the same key for any count; the offsets taken relative to
+// the first, so a view into the middle of a larger array keys as the same rows
+// copied out).
+RowsContentKey rows_content_key(const CsrView& rows, int threads = 1);
 
 // The identities handed out for row contents, the last `remembered` of them: a
 // content seen again gets its earlier identity (so a kept session finds its
@@ -51,7 +54,7 @@ RowsContentKey rows_content_key(const CsrView& rows);
 class RowsIdentities {
  public:
   explicit RowsIdentities(std::size_t remembered = 64) : remembered_(remembered < 1 ? 1 : remembered) {}
-  std::uint64_t identity_of(const CsrView& rows);
+  std::uint64_t identity_of(const CsrView& rows, int threads = 1);
   std::uint64_t identity_of(const RowsContentKey& key);
 
  private:
