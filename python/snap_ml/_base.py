@@ -155,6 +155,9 @@ class SnapLinearModel(BaseEstimator):
             use_gpu=use_gpu,
             device_ids=device_ids,
             max_gpu_memory=max_gpu_memory,
+            # snap_ml.ibm's generate_training_history="full" sets it on the
+            # estimator it trains: a history row per SDCA epoch (solver.h).
+            certify_every_epoch=bool(getattr(self, "_certify_every_epoch", False)),
         )
 
     @classmethod

@@ -200,8 +200,9 @@ TrainOptions parse_train_options(int argc, char** argv) {
                                      "or MSE and R2 (regression) on this file");
   auto* history_option = app.add_option(
       "--history", o.history_file,
-      "write a CSV row per duality-gap certificate (after the epochs the gap's rate calls for, and the last): "
-      "problem, class, epoch, seconds, primal, dual, gap, relative_gap");
+      "write a CSV row per epoch (Newton iteration) of every problem: problem, class, epoch, seconds, primal, dual, "
+      "gap, relative_gap. SDCA then computes the duality gap after every epoch, not only on its schedule: one more "
+      "pass over the rows an epoch; the fit's path and stop, and the model, are those without --history");
   app.add_option("--format", format, "input format of the training and test files (default auto: binary for "
                                      ".snap or the binary magic, else svmlight)")
       ->check(CLI::IsMember(data_file_format_names()));
@@ -288,6 +289,8 @@ TrainOptions parse_train_options(int argc, char** argv) {
               "); drop --thread-updates, or train by SDCA (-s 1, 3, 7, 12 or --solver dual)");
   p.adaptive_sigma = cocoa_sigma == "adaptive";
   p.shrinking = !no_shrinking;
+  // --history: a row per epoch, as snapml 1.x's full training history (solver.h).
+  p.certify_every_epoch = !o.history_file.empty();
   p.thread_updates = thread_updates_from_name(thread_updates);
   p.fit_intercept = bias > 0.0;
   if (p.fit_intercept) p.intercept_scaling = bias;

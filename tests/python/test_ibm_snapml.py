@@ -179,6 +179,53 @@ def test_dual_false_and_history_levels():
         snap_ml.ibm.LogisticRegression(penalty="l1").fit(X, y)
 
 
+@pytest.mark.parametrize("name", ["LogisticRegression", "SupportVectorMachine", "LinearRegression"])
+def test_a_full_history_has_a_certificate_per_epoch_and_the_same_fit(name):
+    """snapml's "full" history has a record per epoch. Ours: epochs 1..n_iter_, each
+    an exact certificate (primal - dual = gap, train_obj = -dual), in time order;
+    the extra certificates are for the history only, so the model, n_iter_ and the
+    last certificate are those of the fit without it (one thread: the same steps)."""
+    X, y = load_dataset("heart_scale")
+    estimator = getattr(snap_ml.ibm, name)
+    full = estimator(generate_training_history="full", n_jobs=1).fit(X, y)
+    summary = estimator(generate_training_history="summary", n_jobs=1).fit(X, y)
+    history = full.training_history_[0]
+    np.testing.assert_array_equal(history["epochs"], np.arange(1, full.n_iter_ + 1))
+    assert np.all(np.diff(history["t_elap_sec"]) >= 0)
+    assert np.all(np.isfinite(history["gap"]))
+    np.testing.assert_allclose(history["gap"], history["primal"] - history["dual"], rtol=0,
+                               atol=1e-12 * np.max(np.abs(history["primal"])))
+    np.testing.assert_array_equal(history["train_obj"], -history["dual"])
+    np.testing.assert_array_equal(full.coef_, summary.coef_)
+    assert full.n_iter_ == summary.n_iter_ == summary.training_history_[0]["epochs"]
+    # The margin bounds of the hinge losses' gap pass sum to 1e-12, not bit for bit.
+    for key in ("primal", "gap"):
+        assert history[key][-1] == pytest.approx(summary.training_history_[0][key], rel=1e-12, abs=1e-12)
+    assert history["dual"][-1] == summary.training_history_[0]["dual"]
+
+
+def test_a_full_history_is_snap_trains_history_of_the_same_fit(scratch):
+    """snap-train --history writes the same records: logistic regression by SDCA
+    with C = 1 / regularizer, no intercept, tol / 100 (IbmGLM._SDCA_TOL_DIVISOR),
+    seed 0 and one thread, on the same file."""
+    import csv
+    import os
+
+    from conftest import dataset, ok, snap
+
+    X, y = load_dataset("heart_scale")
+    fitted = snap_ml.ibm.LogisticRegression(generate_training_history="full", n_jobs=1, tol=1e-3).fit(X, y)
+    path = os.path.join(scratch, "history.csv")
+    ok(snap("train", "-s", "7", "-c", "1", "-e", "1e-5", "-n", "1", "--seed", "0", "--history", path,
+            dataset("heart_scale"), os.path.join(scratch, "model")))
+    with open(path) as f:
+        rows = list(csv.DictReader(f))
+    history = fitted.training_history_[0]
+    np.testing.assert_array_equal(history["epochs"], [int(r["epoch"]) for r in rows])
+    for ours, theirs in (("primal", "primal"), ("dual", "dual"), ("gap", "gap")):
+        np.testing.assert_allclose(history[ours], [float(r[theirs]) for r in rows], rtol=1e-9)
+
+
 def test_a_kernel_script_gives_ibms_answers():
     """snapml 1.x's kernel="rbf" on two moons: both packages draw the random matrix
     with scikit-learn's RBFSampler(gamma, n_components, random_state), so the two

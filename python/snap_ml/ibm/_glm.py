@@ -35,8 +35,13 @@ def _history(fitted, level):
 
     snapml's keys (``epochs``, ``t_elap_sec``, ``train_obj``: the objective the
     solver minimises, ``-D(alpha)`` for SDCA, ``P(w)`` for the Newton solver) and
-    snap_ml's (``primal``, ``dual``, ``gap`` per certificate), one dict per binary
-    problem. ``"summary"`` keeps the last certificate only, as snapml's does.
+    snap_ml's (``primal``, ``dual``, ``gap``), one dict per binary problem.
+    ``"full"``: a record per epoch (``epochs`` 1..``n_iter_``; the Newton solver's
+    per iteration, from 0, its start), each an exact certificate: SDCA computes
+    the gap after every epoch (one more pass over the rows an epoch) and checks
+    ``tol`` on its schedule alone, so the fit is the one without the history and
+    an epoch before the last may already show a gap below ``tol``. ``"summary"``
+    keeps the last record, the fit's certificate, as snapml's does.
     """
     if level is None:
         return None
@@ -162,6 +167,9 @@ class IbmGLM(BaseEstimator):
         else:
             X = transform.fit_transform(X_train)
         estimator = self._inner(**self._inner_parameters())
+        # "full": a record per epoch, as snapml's; SDCA then certifies after every
+        # epoch (one more pass over the rows each), its fit unchanged (_history).
+        estimator._certify_every_epoch = self.generate_training_history == "full"
         if getattr(self, "privacy", False):
             if is_path(X_train):
                 raise ValueError("privacy=True trains on arrays: load the file (snap_ml.datasets.load)")

@@ -64,7 +64,7 @@ std::string checkpoint_path(const std::string& path, int rank, int ranks);
 // pass over the source), the ranks, the number of problems and the parameters
 // that define the optimum (rank_agreement.h's fit_defining_parameters, less
 // those that only change the route: max_iter, local_epochs, adaptive_sigma,
-// shrinking, use_gpu, threads, seed).
+// shrinking, certify_every_epoch, use_gpu, threads, seed).
 Fingerprint checkpoint_fingerprint(ChunkSource& source, Communicator& communicator, const TrainParameters& p,
                                    std::size_t problems);
 

@@ -105,7 +105,11 @@ inline constexpr double kIntMax = static_cast<double>(std::numeric_limits<int>::
   X(ThreadUpdates, thread_updates, ThreadUpdates::Auto, any_value(), true, "",                                        \
     "SDCA with several threads: one shared w or a replica per thread (snapml/thread_updates.h)")                      \
   X(std::uint64_t, seed, 0, any_value(), true, "--seed",                                                              \
-    "seed of the row order in SDCA and of the cross-validation folds (default 0)")
+    "seed of the row order in SDCA and of the cross-validation folds (default 0)")                                   \
+  X(bool, certify_every_epoch, false, any_value(), true, "",                                                          \
+    "SDCA: a duality-gap certificate after every epoch for the history (snap-train's --history, snap_ml.ibm's "    \
+    "generate_training_history='full'); tol is checked on the gap's schedule alone (certificate_schedule.h), so "   \
+    "the CPU fit is the same; costs a pass over the rows an epoch")
 
 // Where the fit runs and how a run is kept. use_gpu: a build without CUDA or a
 // machine without a visible GPU throws Unsupported instead of running on the

@@ -98,12 +98,22 @@ struct SolverParameters {
   // budget); larger data streams host-to-device chunk by chunk.
   std::uint64_t max_gpu_memory = 0;
   std::uint64_t seed = 0;
+  // The dual solvers: a FitResult::history record after every epoch (as snapml
+  // 1.x's full training history has), not only at the schedule's certificates
+  // below. The records between those are `observed`: the stopping rule and the
+  // divergence guard read the schedule's alone, so the CPU fit takes the same
+  // path and stops where it would have (the GPU backend's certificate also lowers
+  // the hinge's smoothing and keeps the best dual point: cuda/src/dual/
+  // hybrid_backend.h, so there its path may change, every record still exact).
+  // Each epoch costs one more pass over the rows. The other solvers record every
+  // iteration anyway.
+  bool certify_every_epoch = false;
   // Called with each record as it is added to FitResult::history (progress
   // displays); empty: no call. The dual solvers certify after the epochs
   // certificate_schedule.h names (every epoch until the gap's rate predicts more
   // than two to go) and, in a shrunk fit, once the epochs since the last one have
-  // visited as many rows as the data holds (docs/algorithms.md); on_progress
-  // follows every round.
+  // visited as many rows as the data holds (docs/algorithms.md); after every
+  // epoch with certify_every_epoch. on_progress follows every round.
   std::function<void(const EpochRecord&)> on_epoch;
   // Checkpoint and resume (snapml/checkpoint.h). `first_epoch`: the local epochs
   // (Newton iterations) a resumed fit has done already; the fit's count, its
@@ -132,6 +142,9 @@ struct EpochRecord {
   // This certificate said the fit diverged (snapml/src/dual/divergence_guard.h) and the
   // solver lowered its concurrency (the GPU's rows in flight) to go on.
   bool concurrency_reduced = false;
+  // certify_every_epoch's record between the schedule's certificates: exact, but
+  // the fit did not check tol at it (a gap below tol here does not end the fit).
+  bool observed = false;
 };
 
 struct FitResult {

@@ -18,6 +18,10 @@ std::string capitalised(std::string text) {
   return text;
 }
 
+double seconds_since(std::chrono::steady_clock::time_point started) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
 }  // namespace
 
 double add_local_change(const double* v, const double* w, std::size_t size, double sigma, double* change) {
@@ -95,6 +99,15 @@ FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, in
     return combine(sums, backend.squared_weight_norm());
   };
 
+  // certify_every_epoch's record between the schedule's certificates: for the
+  // history only, so the fit's path and stop are those without it.
+  auto observe = [&](const Objectives& objectives) {
+    EpochRecord record{result.epochs, seconds_since(started), objectives.primal, objectives.dual, objectives.gap};
+    record.observed = true;
+    result.history.push_back(record);
+    if (parameters.on_epoch) parameters.on_epoch(record);
+  };
+
   while (result.epochs < parameters.max_epochs) {
     if (parts > 1) {
       const double newton_tolerance = schedule.newton_tolerance(result.epochs);
@@ -119,8 +132,11 @@ FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, in
       });
     if (averaging) backend.add_to_average(IterateAverage::weight(++averaged));
 
-    if (!schedule.due(result.epochs)) continue;
-    if (workers == 1 && visited_since_gap < backend.n_rows() && result.epochs < parameters.max_epochs) continue;
+    if (!schedule.due(result.epochs) ||
+        (workers == 1 && visited_since_gap < backend.n_rows() && result.epochs < parameters.max_epochs)) {
+      if (parameters.certify_every_epoch) observe(certify());
+      continue;
+    }
     visited_since_gap = 0;
     Objectives objectives = certify();
     // The average: the pair with the smaller primal objective is the fit's
@@ -142,9 +158,8 @@ FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, in
       objectives.dual = std::max(objectives.dual, average.dual);
       objectives.gap = objectives.primal - objectives.dual;
     }
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     result.averaged = on_average;
-    if (record_round(result, objectives, seconds, parameters)) break;
+    if (record_round(result, objectives, seconds_since(started), parameters)) break;
     // Not met: does the certificate say the fit diverges? Every rank sees the
     // same reduced objectives, so every rank decides alike; each backend is asked
     // to step more carefully, and if one cannot, the fit fails on all of them.

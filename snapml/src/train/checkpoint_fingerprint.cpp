@@ -31,7 +31,8 @@ Fingerprint checkpoint_fingerprint(ChunkSource& source, Communicator& communicat
       {"problems", std::to_string(problems)},
   };
   // These change the route to the optimum, not the optimum.
-  static const std::set<std::string> route{"max_iter", "local_epochs", "adaptive_sigma", "shrinking", "use_gpu"};
+  static const std::set<std::string> route{"max_iter", "local_epochs", "adaptive_sigma", "shrinking", "use_gpu",
+                                         "certify_every_epoch"};
   for (auto& pair : fit_defining_parameters(p))
     if (route.count(pair.first) == 0) fingerprint.push_back(std::move(pair));
   return fingerprint;

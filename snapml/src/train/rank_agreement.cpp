@@ -142,6 +142,7 @@ std::vector<std::pair<std::string, std::string>> fit_defining_parameters(const T
       {"local_epochs", std::to_string(p.local_epochs)},
       {"adaptive_sigma", yes_no(p.adaptive_sigma)},
       {"shrinking", yes_no(p.shrinking)},
+      {"certify_every_epoch", yes_no(p.certify_every_epoch)},  // the certificates are collective
       {"use_gpu", yes_no(p.use_gpu)},
       {"warm_start", p.warm_start ? "a model" : "none"},
   };

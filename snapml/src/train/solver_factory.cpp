@@ -52,10 +52,14 @@ class AutoCpuSolver final : public Solver {
     chosen.on_epoch = [&, user = parameters_.on_epoch](const EpochRecord& record) {
       if (user) user(record);
       history_.push_back(record);
+      // certify_every_epoch's extra records do not move the decision (solver.h).
+      if (record.observed) return;
+      checked_.push_back(record);
       if (record.epoch < parameters_.first_epoch + kAutoProbeEpochs || !snapshot) return;
-      if (auto_switches_to_primal(history_, parameters_.tol)) throw HandOver{snapshot()};
+      if (auto_switches_to_primal(checked_, parameters_.tol)) throw HandOver{snapshot()};
     };
     history_.clear();
+    checked_.clear();
     try {
       return make_sdca_cpu_solver(chosen)->fit(source, communicator, state);
     } catch (HandOver& hand_over) {
@@ -91,7 +95,8 @@ class AutoCpuSolver final : public Solver {
   }
 
   SolverParameters parameters_;
-  std::vector<EpochRecord> history_;  // the watched dual fit's certificates
+  std::vector<EpochRecord> history_;  // the watched dual fit's records
+  std::vector<EpochRecord> checked_;  // those of them the schedule took (not `observed`)
 };
 
 // Builds, per problem, the solver plan_solver names. The GPU session is created

@@ -4,6 +4,7 @@
 // leave rows out of the work but not out of the certificate.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -214,6 +215,62 @@ TEST(SdcaCpu, ShrinkingReachesTheSameOptimumVisitingFewerRows) {
   const Fit logistic = fit(data, p);
   EXPECT_EQ(logistic.result.rows_visited, std::int64_t{logistic.result.epochs} * o.rows);
   EXPECT_EQ(logistic.result.history.back().epoch, logistic.result.epochs);
+}
+
+// certify_every_epoch (snapml 1.x's full history, snap-train's --history): a record
+// after every epoch, numbered 1..epochs, in time order, each exact, the last the
+// fit's certificate. The records between the schedule's are `observed`: the fit
+// does not read them, so with one thread it takes the same steps, stops at the
+// same epoch and returns the same bits; the schedule's records are among them
+// (their loss sums equal up to the margin bounds' rounding, 1e-12: see
+// MarginBoundsSkipRowsWithoutChangingTheSums).
+TEST(SdcaCpu, CertifyEveryEpochRecordsEveryEpochAndChangesNothing) {
+  RandomProblemOptions o;
+  o.rows = 600;
+  for (LossKind loss : {LossKind::Logistic, LossKind::Hinge, LossKind::SquaredHinge, LossKind::Squared}) {
+    o.regression = loss == LossKind::Squared;
+    const Dataset data = random_problem(o);
+    for (int threads : {1, 2}) {
+      const std::string what = std::string(loss_name(loss)) + ", " + std::to_string(threads) + " threads";
+      SolverParameters p = tight(loss);
+      p.tol = 1e-6;
+      p.threads = threads;
+      const Fit scheduled = fit(data, p);
+      p.certify_every_epoch = true;
+      std::size_t reported = 0;
+      p.on_epoch = [&reported](const EpochRecord&) { ++reported; };
+      const Fit every = fit(data, p);
+      ASSERT_TRUE(every.result.converged) << what;
+      const std::vector<EpochRecord>& history = every.result.history;
+      ASSERT_EQ(history.size(), static_cast<std::size_t>(every.result.epochs)) << what;
+      EXPECT_EQ(reported, history.size()) << what;
+      for (std::size_t k = 0; k < history.size(); ++k) {
+        EXPECT_EQ(history[k].epoch, static_cast<int>(k) + 1) << what;
+        EXPECT_TRUE(std::isfinite(history[k].primal) && std::isfinite(history[k].dual)) << what;
+        EXPECT_NEAR(history[k].gap, history[k].primal - history[k].dual, 1e-12 * std::fabs(history[k].primal));
+        if (k > 0) {
+          EXPECT_GE(history[k].seconds, history[k - 1].seconds) << what;
+        }
+      }
+      EXPECT_FALSE(history.back().observed) << what;
+      EXPECT_LE(history.back().gap, p.tol * history.back().primal) << what;
+      // Both fits are certified: P* <= P <= P* + tol * P for each.
+      const double p_scheduled = scheduled.result.history.back().primal;
+      EXPECT_NEAR(history.back().primal, p_scheduled, p.tol * std::max(p_scheduled, history.back().primal)) << what;
+      if (threads > 1) continue;  // the threads' steps race: another path each run
+      EXPECT_EQ(every.result.epochs, scheduled.result.epochs) << what;
+      EXPECT_EQ(every.state.weights, scheduled.state.weights) << what;
+      std::size_t checked = 0;
+      for (const EpochRecord& r : history) checked += r.observed ? 0 : 1;
+      EXPECT_EQ(checked, scheduled.result.history.size()) << what;
+      for (const EpochRecord& r : scheduled.result.history) {
+        const EpochRecord& same = history[static_cast<std::size_t>(r.epoch) - 1];
+        EXPECT_FALSE(same.observed) << what << " epoch " << r.epoch;
+        EXPECT_NEAR(same.primal, r.primal, 1e-12 * r.primal) << what << " epoch " << r.epoch;
+        EXPECT_EQ(same.dual, r.dual) << what << " epoch " << r.epoch;
+      }
+    }
+  }
 }
 
 }  // namespace
