@@ -55,6 +55,7 @@ TEST(Parameters, EveryCopiedParameterReachesTheSolverParameters) {
   p.local_epochs = 4;
   p.adaptive_sigma = false;
   p.shrinking = false;
+  p.certify_every_epoch = true;
   p.thread_updates = ThreadUpdates::Replicas;
   p.seed = 99;
   p.threads = 3;
