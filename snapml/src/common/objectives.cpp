@@ -26,10 +26,40 @@ double paired_dual(const Loss& loss, double y, double margin, double cost) {
     return loss.alpha_from_margin(y, margin, cost);
 }
 
+// A free intercept's dual constraint s = sum_i alpha_i c(y_i) = 0, met by moving
+// alpha as free_intercept.h's certificate does: classification scales the heavier
+// side's alphas (c = +1 or -1) by the same factor in [0, 1], which keeps each in
+// its interval [0, U_i]; regression (c = 1, the squared loss's alpha is free)
+// shifts every active row's alpha by -s / n. Here v = X^T (alpha c) is recomputed
+// exactly from its two parts (`part`: the c = -1 rows' share, or the active rows'
+// sum of x_i), so the bound needs no correction term.
+struct DualFeasibility {
+  double positive_factor = 1.0;  // classification: alpha_i *= this where c = +1
+  double negative_factor = 1.0;  // and this where c = -1
+  double shift = 0.0;            // regression: alpha_i -= this on active rows
+  double apply(double alpha, double coefficient) const {
+    return coefficient > 0.0 ? alpha * positive_factor - shift : alpha * negative_factor;
+  }
+};
+
+DualFeasibility free_intercept_feasibility(bool classification, double positive_sum, double negative_sum,
+                                           std::int64_t active_rows) {
+  DualFeasibility f;
+  if (!classification) {
+    if (active_rows > 0) f.shift = (positive_sum - negative_sum) / static_cast<double>(active_rows);
+  } else if (positive_sum > negative_sum) {
+    f.positive_factor = negative_sum / positive_sum;
+  } else if (negative_sum > positive_sum) {
+    f.negative_factor = positive_sum / negative_sum;
+  }
+  return f;
+}
+
 template <typename Loss>
 Objectives l1_objectives_for(const Loss& loss, ChunkSource& source, const RowTargets& targets,
                              const double* weights, std::int32_t n_features, double bias_value,
-                             double l1_ratio, double* dual_point, [[maybe_unused]] int threads) {
+                             double l1_ratio, bool free_intercept, double* dual_point,
+                             [[maybe_unused]] int threads) {
   const double bias_weight = weights[n_features];
   std::vector<double> own;  // alpha_i, when the caller passes no buffer
   if (!dual_point) {
@@ -37,6 +67,11 @@ Objectives l1_objectives_for(const Loss& loss, ChunkSource& source, const RowTar
     dual_point = own.data();
   }
   std::vector<double> v(static_cast<std::size_t>(n_features) + 1, 0.0);  // sum_i alpha_i c(y_i) x_i
+  // A free intercept: v's second part (DualFeasibility), and s's parts.
+  std::vector<double> part(free_intercept ? v.size() : 0, 0.0);
+  double positive_sum = 0.0;  // sum of alpha_i c_i over c_i = +1
+  double negative_sum = 0.0;  // over c_i = -1
+  std::int64_t active_rows = 0;
   double loss_sum = 0.0;
   std::int64_t row_offset = 0;
   CsrView x;
@@ -57,14 +92,41 @@ SNAPML_OMP(parallel for num_threads(threads) schedule(static) reduction(+ : chun
     loss_sum += chunk_loss;
     // X^T (alpha c) in row order: deterministic whatever the thread count.
     for (std::int64_t row = 0; row < x.n_rows; ++row) {
-      const double scale = alpha[row] * Loss::coefficient(targets.target(x.labels[row]));
+      const double coefficient = Loss::coefficient(targets.target(x.labels[row]));
+      const double scale = alpha[row] * coefficient;
+      std::vector<double>* into = &v;
+      if (free_intercept) {
+        if (!(targets.cost(targets.target(x.labels[row]), x.weight(row)) > 0.0)) continue;
+        ++active_rows;
+        (coefficient > 0.0 ? positive_sum : negative_sum) += alpha[row];
+        if (!targets.classification) {
+          // Regression: v from alpha, and the active rows' sum of x_i in `part`.
+          for (std::int64_t k = x.row_begin(row); k < x.row_end(row); ++k)
+            part[static_cast<std::size_t>(x.col_indices[k])] += static_cast<double>(x.values[k]);
+          part[static_cast<std::size_t>(n_features)] += bias_value;
+        } else if (coefficient < 0.0) {
+          into = &part;  // the c = -1 rows' share
+        }
+      }
       if (scale == 0.0) continue;
       for (std::int64_t k = x.row_begin(row); k < x.row_end(row); ++k)
-        v[static_cast<std::size_t>(x.col_indices[k])] += scale * static_cast<double>(x.values[k]);
-      v[static_cast<std::size_t>(n_features)] += scale * bias_value;
+        (*into)[static_cast<std::size_t>(x.col_indices[k])] += scale * static_cast<double>(x.values[k]);
+      (*into)[static_cast<std::size_t>(n_features)] += scale * bias_value;
     }
     row_offset += x.n_rows;
   }
+  DualFeasibility feasibility;
+  if (free_intercept) {
+    feasibility = free_intercept_feasibility(targets.classification, positive_sum, negative_sum, active_rows);
+    for (std::size_t j = 0; j < v.size(); ++j)
+      v[j] = targets.classification
+                 ? feasibility.positive_factor * v[j] + feasibility.negative_factor * part[j]
+                 : v[j] - feasibility.shift * part[j];
+  }
+  // A free intercept's column is the constraint, not the penalty: its v entry
+  // (now B s = 0) takes no part in the scaling or the conjugate, nor its weight
+  // in the norms.
+  const std::size_t penalised = free_intercept ? v.size() - 1 : v.size();
   // Pure L1: theta = alpha / max(1, ||v||_inf) is feasible. The elastic net's
   // conjugate is finite everywhere, so alpha itself is the dual point and pays
   // g*(v) = sum_j max(0, |v_j| - a)^2 / (2 b) (a = l1_ratio, b = 1 - a).
@@ -72,12 +134,12 @@ SNAPML_OMP(parallel for num_threads(threads) schedule(static) reduction(+ : chun
   double largest = 1.0;
   double conjugate = 0.0;
   if (l2_ratio > 0.0) {
-    for (double value : v) {
-      const double excess = std::max(0.0, std::fabs(value) - l1_ratio);
+    for (std::size_t j = 0; j < penalised; ++j) {
+      const double excess = std::max(0.0, std::fabs(v[j]) - l1_ratio);
       conjugate += excess * excess / (2.0 * l2_ratio);
     }
   } else {
-    for (double value : v) largest = std::max(largest, std::fabs(value));
+    for (std::size_t j = 0; j < penalised; ++j) largest = std::max(largest, std::fabs(v[j]));
   }
 
   // Second pass: D(theta) needs each row's target and cost again.
@@ -90,6 +152,7 @@ SNAPML_OMP(parallel for num_threads(threads) schedule(static) reduction(+ : chun
       const double y = targets.target(x.labels[row]);
       const double cost = targets.cost(y, x.weight(row));
       if (!(cost > 0.0)) continue;
+      if (free_intercept) theta[row] = feasibility.apply(theta[row], Loss::coefficient(y));
       theta[row] /= largest;
       dual_sum += loss.dual_value(y, theta[row], cost);
     }
@@ -97,7 +160,7 @@ SNAPML_OMP(parallel for num_threads(threads) schedule(static) reduction(+ : chun
   }
   double l1_norm = 0.0;
   double squared_norm = 0.0;
-  for (std::int32_t j = 0; j <= n_features; ++j) {
+  for (std::size_t j = 0; j < penalised; ++j) {
     l1_norm += std::fabs(weights[j]);
     squared_norm += weights[j] * weights[j];
   }
@@ -228,8 +291,9 @@ Objectives l1_objectives(ChunkSource& source, const SolverParameters& parameters
   const RowTargets targets = RowTargets::from(parameters);
   const int team = detail::resolve_threads(threads);
   return with_loss(parameters.loss, parameters.epsilon, 0.0, [&](const auto& loss) {
+    const bool free_intercept = !parameters.penalise_intercept && parameters.intercept_scaling != 0.0;
     return l1_objectives_for(loss, source, targets, weights, n_features, parameters.intercept_scaling,
-                             parameters.l1_ratio, dual_point, team);
+                             parameters.l1_ratio, free_intercept, dual_point, team);
   });
 }
 

@@ -4,7 +4,8 @@
 //   min_w  F(w) = ||w||_1 + L(w),   L(w) = sum_i C_i loss(y_i, w.x_i)
 //
 // with the intercept as the constant feature `intercept_scaling` at index
-// n_features, inside ||w||_1 as LIBLINEAR regularises it (docs/algorithms.md "L1").
+// n_features, inside ||w||_1 as LIBLINEAR regularises it (docs/algorithms.md "L1");
+// a free intercept trains by newGLMNET only (validate() refuses it here).
 // Writing m_i = c(y_i) w.x_i (c(y) = y for classification, 1 for regression) and
 // x~_ij = c(y_i) x_ij, one coordinate j sees
 //
@@ -89,6 +90,9 @@ class CdL1CpuSolver final : public Solver {
     validate(parameters_);
     require(parameters_.penalty == Penalty::L1,
             "make_cd_l1_cpu_solver solves penalty L1 only; use make_sdca_cpu_solver for L2");
+    require(detail::l1_free_column(parameters_, 0) < 0,
+            "plain L1 coordinate descent penalises the intercept (LIBLINEAR's); a free intercept trains by "
+            "newGLMNET (make_glmnet_cpu_solver)");
   }
   FitResult fit(ChunkSource& source, Communicator& communicator, SolverState& state) override;
 

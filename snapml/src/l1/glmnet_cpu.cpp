@@ -6,8 +6,13 @@
 //   L(w) = sum_i C_i loss(y_i, w.x_i),  a = l1_ratio,  b = 1 - l1_ratio
 //
 // (scikit-learn's elastic net with C on the loss; l1_ratio = 1 is penalty l1),
-// the intercept the constant feature `intercept_scaling` inside both norms, as the
-// L1 coordinate descent solver has it (docs/algorithms.md "L1").
+// the intercept the constant feature `intercept_scaling`: inside both norms with
+// penalise_intercept (LIBLINEAR's -s 6, as the L1 coordinate descent solver has
+// it), or free, outside them (scikit-learn's saga; LIBLINEAR 2.40+'s
+// regularize_bias = 0). A free intercept is one more coordinate whose penalty
+// weights a and b are 0: its one-variable model is a plain Newton step, its
+// violation |G_b| (the KKT residual of an unpenalised coordinate), and it is never
+// shrunk (docs/algorithms.md "L1").
 //
 // Each outer (Newton) iteration at w, in the folded margins of l1_columns.h:
 //  1. G_j = df/dw_j and H_jj = sum_i x~_ij^2 l''_i + b + nu (nu = 1e-12, LIBLINEAR's,
@@ -43,7 +48,8 @@
 //
 // Certificate: after every outer iteration objectives.cpp's l1_objectives gives
 // P(w) and the dual point alpha_i = -l'_i, scaled into the dual's feasible set for
-// the pure L1 penalty (b = 0), as the elastic net's conjugate needs no scaling;
+// the pure L1 penalty (b = 0), as the elastic net's conjugate needs no scaling
+// (a free intercept: alpha first moved onto its constraint sum_i alpha_i c(y_i) = 0);
 // FitResult::history records P(w), the best dual value so far and their gap, and
 // state.alpha returns that best dual point (docs/algorithms.md).
 //
@@ -90,6 +96,9 @@ class GlmnetCpuSolver final : public Solver {
     l2_weight_ = 1.0 - parameters_.l1_ratio;
     threads_ = detail::resolve_threads(parameters_.threads);
   }
+  // The penalty weights of column j: 0 for a free intercept's.
+  double l1_of(std::int64_t j) const { return j == free_column_ ? 0.0 : l1_weight_; }
+  double l2_of(std::int64_t j) const { return j == free_column_ ? 0.0 : l2_weight_; }
   FitResult fit(ChunkSource& source, Communicator& communicator, SolverState& state) override;
 
  private:
@@ -101,16 +110,19 @@ class GlmnetCpuSolver final : public Solver {
   int solve_model(std::int64_t active_size, double inner_bound);
   template <typename Rows>
   bool line_search();
-  double violation(double w, double gradient) const {
-    if (w > 0.0) return std::fabs(gradient + l1_weight_);
-    if (w < 0.0) return std::fabs(gradient - l1_weight_);
-    return std::max(0.0, std::fabs(gradient) - l1_weight_);
+  // The minimum-norm sub-gradient of F along a coordinate whose L1 weight is a
+  // (0: |gradient|, a free coordinate's).
+  static double violation(double w, double gradient, double a) {
+    if (w > 0.0) return std::fabs(gradient + a);
+    if (w < 0.0) return std::fabs(gradient - a);
+    return std::max(0.0, std::fabs(gradient) - a);
   }
   double penalty_change(double lambda, double& l1_change) const;
 
   SolverParameters parameters_;
   double l1_weight_ = 1.0;
   double l2_weight_ = 0.0;
+  std::int64_t free_column_ = -1;  // the free intercept's column; -1: none (penalised or absent)
   int threads_ = 1;
   L1Data data_;
   std::vector<double> weights_;   // w, n_columns
@@ -160,8 +172,8 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(dynamic, 64))
       curvature += value * value * second_[i];
     }
     const double scale = columns.scale[static_cast<std::size_t>(j)];
-    gradient_[static_cast<std::size_t>(j)] = gradient * scale + l2_weight_ * weights_[static_cast<std::size_t>(j)];
-    hessian_[static_cast<std::size_t>(j)] = curvature * scale * scale + l2_weight_ + kNu;
+    gradient_[static_cast<std::size_t>(j)] = gradient * scale + l2_of(j) * weights_[static_cast<std::size_t>(j)];
+    hessian_[static_cast<std::size_t>(j)] = curvature * scale * scale + l2_of(j) + kNu;
   }
   double sum = 0.0;
   largest_violation = 0.0;
@@ -170,8 +182,10 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(dynamic, 64))
     const std::int64_t j = order_[static_cast<std::size_t>(position)];
     const double w = weights_[static_cast<std::size_t>(j)];
     const double g = gradient_[static_cast<std::size_t>(j)];
-    const double v = violation(w, g);
-    if (w == 0.0 && v == 0.0 && std::fabs(g) < l1_weight_ - shrink_margin) continue;  // likely 0 at w*
+    const double a = l1_of(j);
+    const double v = violation(w, g, a);
+    // Likely 0 at w* (never a free coordinate: a = 0 fails the test).
+    if (w == 0.0 && v == 0.0 && std::fabs(g) < a - shrink_margin) continue;
     order_[static_cast<std::size_t>(position)] = order_[static_cast<std::size_t>(kept)];
     order_[static_cast<std::size_t>(kept++)] = j;
     largest_violation = std::max(largest_violation, v);
@@ -212,10 +226,11 @@ int GlmnetCpuSolver::solve_model(std::int64_t active_size, double inner_bound) {
         product += values[k] * second[i] * xd[i];
       }
       const double h = hessian_[jj];
-      const double g = gradient_[jj] + product * scale + (l2_weight_ + kNu) * direction_[jj];
+      const double g = gradient_[jj] + product * scale + (l2_of(j) + kNu) * direction_[jj];
       const double wd = weights_[jj] + direction_[jj];
-      const double v = violation(wd, g);
-      if (wd == 0.0 && v == 0.0 && std::fabs(g) < l1_weight_ - shrink_margin) {
+      const double a = l1_of(j);
+      const double v = violation(wd, g, a);
+      if (wd == 0.0 && v == 0.0 && std::fabs(g) < a - shrink_margin) {
         --model_active;
         std::swap(order_[static_cast<std::size_t>(position)],
                   order_[static_cast<std::size_t>(model_active)]);
@@ -224,10 +239,11 @@ int GlmnetCpuSolver::solve_model(std::int64_t active_size, double inner_bound) {
       }
       largest = std::max(largest, v);
       sum += v;
-      // The one-variable model's minimiser: soft-thresholding.
+      // The one-variable model's minimiser: soft-thresholding (a = 0: the
+      // Newton step -g / h).
       double z;
-      if (g + l1_weight_ <= h * wd) z = -(g + l1_weight_) / h;
-      else if (g - l1_weight_ >= h * wd) z = -(g - l1_weight_) / h;
+      if (g + a <= h * wd) z = -(g + a) / h;
+      else if (g - a >= h * wd) z = -(g - a) / h;
       else z = -wd;
       if (z == -wd && std::fabs(z) <= kLargestStep) {
         // The minimiser is w_j + d_j = 0: set exactly (d_j = -w_j, so that the
@@ -240,7 +256,10 @@ int GlmnetCpuSolver::solve_model(std::int64_t active_size, double inner_bound) {
         if (z == 0.0) continue;
         direction_[jj] = -weights_[jj];
       } else {
-        if (std::fabs(z) < kSmallestStep) continue;
+        // A free intercept takes however small a step: its curvature C sum_i l''_i
+        // can be small enough (the lasso at C 1e-5) that a step below
+        // kSmallestStep still leaves |G| above the stopping rule's bound.
+        if (std::fabs(z) < kSmallestStep && (j != free_column_ || z == 0.0)) continue;
         z = std::clamp(z, -kLargestStep, kLargestStep);
         direction_[jj] += z;
       }
@@ -269,7 +288,7 @@ double GlmnetCpuSolver::penalty_change(double lambda, double& l1_change) const {
   for (std::size_t j = 0; j < weights_.size(); ++j) {
     const double w = weights_[j];
     const double step = lambda * direction_[j];
-    if (step == 0.0) continue;
+    if (step == 0.0 || static_cast<std::int64_t>(j) == free_column_) continue;  // a free intercept: no penalty
     l1 += std::fabs(w + step) - std::fabs(w);
     l2 += step * (2.0 * w + step);
   }
@@ -331,12 +350,13 @@ FitResult GlmnetCpuSolver::fit(ChunkSource& source, Communicator& communicator, 
   order_.resize(static_cast<std::size_t>(n_columns));
   for (std::int64_t j = 0; j < n_columns; ++j) order_[static_cast<std::size_t>(j)] = j;
   random_ = detail::SplitMix64(parameters_.seed);
+  free_column_ = detail::l1_free_column(parameters_, data_.n_features);
 
   const bool warm = std::any_of(weights_.begin(), weights_.end(), [](double w) { return w != 0.0; });
   double first_violation = -1.0;
   if (warm) {
     first_violation = with_l1_rows(parameters_.loss, [&](auto r) {
-      return detail::l1_violation_at_zero<decltype(r)>(data_, l1_weight_);
+      return detail::l1_violation_at_zero<decltype(r)>(data_, l1_weight_, free_column_);
     });
   }
   // The elastic net also needs its duality gap below tol.

@@ -6,7 +6,8 @@
 // x~_ij = c(y_i) x_ij, a coordinate j sees
 //   dL/dw_j = sum_i x~_ij l'_i,   d2L/dw_j^2 = sum_i x~_ij^2 l''_i   (l = C_i loss, by m_i)
 // with the intercept as the constant feature `intercept_scaling` at index
-// n_features (docs/algorithms.md "L1").
+// n_features, penalised as a feature or free (l1_free_column; docs/algorithms.md
+// "L1").
 #pragma once
 
 #include <algorithm>
@@ -140,6 +141,13 @@ struct L1Data {
 // curvature sums when `curvature_sums` (cd_l1's line-search bound).
 L1Data read_l1_data(ChunkSource& source, const SolverParameters& parameters, bool curvature_sums);
 
+// The column of a free (unpenalised) intercept, n_features; -1 when the intercept
+// is penalised (LIBLINEAR's) or absent (intercept_scaling 0). Only newGLMNET
+// trains a free one (validate() refuses it to solver cd).
+inline std::int64_t l1_free_column(const SolverParameters& parameters, std::int32_t n_features) {
+  return !parameters.penalise_intercept && parameters.intercept_scaling != 0.0 ? n_features : -1;
+}
+
 // w's copy into n_features + 1 entries from a warm start's `weights` (n_features
 // or n_features + 1 entries; empty: zeros); the intercept's is 0 without one.
 std::vector<double> l1_start(const std::vector<double>& weights, std::int32_t n_features,
@@ -173,9 +181,9 @@ class L1Certificates {
 
 // sum_j max(0, |G_j(0)| - l1_weight): the minimum-norm sub-gradient's 1-norm at
 // w = 0, the stopping rule's reference for a warm start (whose own first one may
-// already be near 0).
+// already be near 0); |G_j(0)| for `free_column` (-1: none), which has no penalty.
 template <typename Rows>
-double l1_violation_at_zero(const L1Data& data, double l1_weight) {
+double l1_violation_at_zero(const L1Data& data, double l1_weight, std::int64_t free_column = -1) {
   const Columns& columns = data.columns;
   const double* t = data.target_data();
   double sum = 0.0;
@@ -187,7 +195,8 @@ double l1_violation_at_zero(const L1Data& data, double l1_weight) {
       Rows::derivatives(0.0, target<Rows>(t, i), data.costs[static_cast<std::size_t>(i)], first, second);
       gradient += columns.values[static_cast<std::size_t>(k)] * first;
     }
-    sum += std::max(0.0, std::fabs(gradient * columns.scale[static_cast<std::size_t>(j)]) - l1_weight);
+    sum += std::max(0.0, std::fabs(gradient * columns.scale[static_cast<std::size_t>(j)]) -
+                             (j == free_column ? 0.0 : l1_weight));
   }
   return sum;
 }

@@ -50,9 +50,13 @@ void validate(const SolverParameters& p) {
                 std::string(loss_name(p.loss)) + " loss is not one: use " + loss_names_text(primal_solver_supports) +
                 ", or penalise the intercept");
   if (p.penalty == Penalty::L1) {
-    require(p.penalise_intercept,
-            "penalty l1 trains by primal coordinate descent, which penalises the intercept; use penalty l2 or none "
-            "for a free intercept");
+    // A free intercept: newGLMNET's unpenalised coordinate (glmnet_cpu.cpp); plain
+    // coordinate descent keeps LIBLINEAR's penalised one.
+    if (free_intercept)
+      require(glmnet_supports(p.loss) && p.solver != SolverChoice::CoordinateDescent,
+              "penalty l1 with a free (unpenalised) intercept trains by newGLMNET, with the " +
+                  loss_names_text(glmnet_supports) + " loss and not solver cd; penalise the intercept (" +
+                  loss_name(p.loss) + ", solver cd) or use penalty l2 or none");
   } else if (!primal_only.empty() || p.solver == SolverChoice::Primal) {
     const std::string what = primal_only.empty() ? "solver primal" : primal_only;
     require(primal_solver_supports(p.loss),

@@ -40,12 +40,16 @@ inline SolverParameters tight_l1(LossKind loss, double C, double l1_ratio, int m
 }
 
 // sum_i c_i loss_i(w) + a ||w||_1 + (1-a)/2 ||w||^2 (a = l1_ratio), from the
-// references' L2 primals.
-inline double l1_primal(LossKind loss, const DenseProblem& p, const Eigen::VectorXd& w, double l1_ratio = 1.0) {
+// references' L2 primals; with `free_last` the last weight (a free intercept) is
+// outside both norms.
+inline double l1_primal(LossKind loss, const DenseProblem& p, const Eigen::VectorXd& w, double l1_ratio = 1.0,
+                        bool free_last = false) {
   const double l2_primal = loss == LossKind::Logistic       ? logistic_primal(p, w)
                            : loss == LossKind::SquaredHinge ? squared_hinge_primal(p, w)
                                                             : ridge_primal(p, w);
-  return l2_primal - 0.5 * w.squaredNorm() + l1_ratio * w.lpNorm<1>() + 0.5 * (1.0 - l1_ratio) * w.squaredNorm();
+  const Eigen::VectorXd penalised = free_last ? Eigen::VectorXd(w.head(w.size() - 1)) : w;
+  return l2_primal - 0.5 * w.squaredNorm() + l1_ratio * penalised.lpNorm<1>() +
+         0.5 * (1.0 - l1_ratio) * penalised.squaredNorm();
 }
 
 // The gradient of the loss term, written out independently of the solver.
@@ -63,11 +67,17 @@ inline Eigen::VectorXd loss_gradient(LossKind loss, const DenseProblem& p, const
 }
 
 // KKT of min a ||w||_1 + (1-a)/2 ||w||^2 + L(w), with g = grad L + (1-a) w:
-// g_j = -a sign(w_j) where w_j != 0, |g_j| <= a where 0.
+// g_j = -a sign(w_j) where w_j != 0, |g_j| <= a where 0; with `free_last`, the
+// last weight (a free intercept) has g = grad L = 0 there.
 inline void expect_kkt(LossKind loss, const DenseProblem& p, const Eigen::VectorXd& w, double tolerance,
-                       double l1_ratio = 1.0) {
-  const Eigen::VectorXd g = loss_gradient(loss, p, w) + (1.0 - l1_ratio) * w;
-  for (Eigen::Index j = 0; j < w.size(); ++j) {
+                       double l1_ratio = 1.0, bool free_last = false) {
+  Eigen::VectorXd g = loss_gradient(loss, p, w) + (1.0 - l1_ratio) * w;
+  if (free_last) {
+    const Eigen::Index b = w.size() - 1;
+    EXPECT_NEAR(g(b) - (1.0 - l1_ratio) * w(b), 0.0, tolerance) << "free intercept " << w(b);
+    g.conservativeResize(b);
+  }
+  for (Eigen::Index j = 0; j < g.size(); ++j) {
     if (w(j) == 0.0) EXPECT_LE(std::fabs(g(j)), l1_ratio + tolerance) << "coordinate " << j;
     else EXPECT_NEAR(g(j), w(j) > 0.0 ? -l1_ratio : l1_ratio, tolerance) << "coordinate " << j << " w " << w(j);
   }

@@ -48,8 +48,11 @@ Dataset problem_for(LossKind loss, bool sample_weights = false) {
 
 // Independent elastic-net reference: FISTA with adaptive restart (O'Donoghue &
 // Candes 2015) on the dense problem, step 1/Lipschitz, the prox of a||.||_1
-// soft-thresholding; strongly convex for a < 1, so it converges linearly.
-Eigen::VectorXd elastic_net_reference(LossKind loss, const DenseProblem& p, double l1_ratio, int iterations = 20000) {
+// soft-thresholding; strongly convex for a < 1, so it converges linearly. With
+// `free_last` the last coordinate (a free intercept) has no penalty: a plain
+// gradient step.
+Eigen::VectorXd elastic_net_reference(LossKind loss, const DenseProblem& p, double l1_ratio, int iterations = 20000,
+                                      bool free_last = false) {
   const double b = 1.0 - l1_ratio;
   const double curvature = loss == LossKind::Logistic ? 0.25 : 2.0;
   const Eigen::MatrixXd gram = p.x.transpose() * p.c.asDiagonal() * p.x;
@@ -58,11 +61,14 @@ Eigen::VectorXd elastic_net_reference(LossKind loss, const DenseProblem& p, doub
   Eigen::VectorXd w = Eigen::VectorXd::Zero(p.x.cols());
   Eigen::VectorXd z = w;
   double t = 1.0;
+  const Eigen::Index free = free_last ? p.x.cols() - 1 : -1;
   for (int k = 0; k < iterations; ++k) {
-    const Eigen::VectorXd u = z - step * (loss_gradient(loss, p, z) + b * z);
+    Eigen::VectorXd penalty_gradient = b * z;
+    if (free >= 0) penalty_gradient(free) = 0.0;
+    const Eigen::VectorXd u = z - step * (loss_gradient(loss, p, z) + penalty_gradient);
     Eigen::VectorXd next(u.size());
     for (Eigen::Index j = 0; j < u.size(); ++j)
-      next(j) = std::copysign(std::max(0.0, std::fabs(u(j)) - step * l1_ratio), u(j));
+      next(j) = j == free ? u(j) : std::copysign(std::max(0.0, std::fabs(u(j)) - step * l1_ratio), u(j));
     const double t_next = 0.5 * (1.0 + std::sqrt(1.0 + 4.0 * t * t));
     if ((z - next).dot(next - w) > 0.0) {  // restart: momentum points uphill
       z = next;
@@ -141,6 +147,104 @@ TEST(GlmnetCpu, L1CertificateClosesAndDualPointIsFeasible) {
   }
 }
 
+// A free (unpenalised) intercept, scikit-learn's saga problem: the same optimum
+// as the independent FISTA reference with an unpenalised last coordinate, the
+// KKT conditions with the intercept's gradient at 0, and a certificate that
+// stays a lower bound (gap >= 0 every iteration) and closes, its dual point on
+// the constraint sum_i theta_i c(y_i) = 0.
+TEST(GlmnetCpu, FreeInterceptMatchesReferenceAndCertifies) {
+  for (LossKind loss : {LossKind::Logistic, LossKind::Squared}) {
+    for (double l1_ratio : {1.0, 0.5}) {
+      const std::string name = std::string(loss_name(loss)) + " l1_ratio " + std::to_string(l1_ratio);
+      const Dataset data = problem_for(loss, true);
+      SolverParameters p = tight(loss, loss == LossKind::Squared ? 0.05 : 0.5, l1_ratio);
+      p.penalise_intercept = false;
+      const Fit ours = fit(data, p);
+      ASSERT_TRUE(ours.result.converged) << name;
+      const DenseProblem problem = dense(data, p);
+      const Eigen::VectorXd w = as_vector(ours.state.weights);
+      const Eigen::VectorXd reference = elastic_net_reference(loss, problem, l1_ratio, 100000, true);
+      const double p_ours = l1_primal(loss, problem, w, l1_ratio, true);
+      const double p_reference = l1_primal(loss, problem, reference, l1_ratio, true);
+      EXPECT_LE(p_ours, p_reference + 1e-8 * p_reference) << name;
+      EXPECT_NEAR(p_ours, p_reference, 1e-8 * p_reference) << name;
+      expect_kkt(loss, problem, w, 1e-6, l1_ratio, true);
+      const EpochRecord& last = ours.result.history.back();
+      EXPECT_NEAR(last.primal, p_ours, 1e-10 * p_ours) << name;
+      for (const EpochRecord& record : ours.result.history)
+        EXPECT_GE(record.gap, -1e-12 * record.primal) << name << " " << record.epoch;
+      EXPECT_LT(last.gap, 1e-8 * last.primal) << name;
+      // The dual point: on the free intercept's constraint, and (pure L1) in the
+      // features' unit box.
+      const Eigen::VectorXd theta = as_vector(ours.state.alpha);
+      const Eigen::VectorXd coefficient =
+          loss == LossKind::Squared ? Eigen::VectorXd::Ones(theta.size()) : problem.y;
+      const Eigen::VectorXd signed_theta = theta.cwiseProduct(coefficient);
+      EXPECT_NEAR(signed_theta.sum(), 0.0, 1e-12 * (1.0 + theta.lpNorm<1>())) << name;
+      if (l1_ratio == 1.0) {
+        const Eigen::Index features = problem.x.cols() - 1;
+        EXPECT_LE((problem.x.leftCols(features).transpose() * signed_theta).lpNorm<Eigen::Infinity>(), 1.0 + 1e-12)
+            << name;
+      }
+    }
+  }
+}
+
+// The intercept is unpenalised: where C is small enough that every feature's
+// weight is 0, the free intercept is the class balance's log-odds (the targets'
+// weighted mean for the squared loss) exactly, however far the balance is moved,
+// while a penalised one is pulled towards 0.
+TEST(GlmnetCpu, FreeInterceptFollowsTheBalance) {
+  for (double threshold : {0.0, 1.0, 2.5}) {
+    RandomProblemOptions o;
+    o.regression = true;
+    o.sample_weights = true;
+    const Dataset targets = random_problem(o);
+    std::vector<CsrChunk> chunks;
+    double positive = 0.0, negative = 0.0, weighted_sum = 0.0;
+    for (std::size_t c = 0; c < targets.n_chunks(); ++c) {
+      CsrChunk chunk = targets.chunk(c);
+      for (std::size_t i = 0; i < chunk.labels.size(); ++i) {
+        const double weight = chunk.weights[i];
+        weighted_sum += weight * (chunk.labels[i] + threshold);
+        chunk.labels[i] = chunk.labels[i] > threshold ? 1.0 : -1.0;
+        (chunk.labels[i] > 0.0 ? positive : negative) += weight;
+      }
+      chunks.push_back(std::move(chunk));
+    }
+    const Dataset data(std::move(chunks), targets.n_features());
+    for (double l1_ratio : {1.0, 0.5}) {
+      SolverParameters p = tight(LossKind::Logistic, 1e-4, l1_ratio);
+      p.penalise_intercept = false;
+      const Fit free_fit = fit(data, p);
+      ASSERT_TRUE(free_fit.result.converged);
+      for (std::int32_t j = 0; j < data.n_features(); ++j) EXPECT_EQ(free_fit.state.weights[j], 0.0) << j;
+      const double intercept = free_fit.state.weights.back();
+      EXPECT_NEAR(intercept, std::log(positive / negative), 1e-8) << threshold << " " << l1_ratio;
+      EXPECT_LT(free_fit.result.history.back().gap, 1e-10 * free_fit.result.history.back().primal);
+      p.penalise_intercept = true;
+      const Fit penalised = fit(data, p);
+      EXPECT_LT(std::fabs(penalised.state.weights.back()), 0.01 * std::fabs(intercept) + 1e-12) << threshold;
+    }
+    // The squared loss: the targets shifted by `threshold` move the intercept by
+    // as much (the weighted mean).
+    std::vector<CsrChunk> shifted;
+    for (std::size_t c = 0; c < targets.n_chunks(); ++c) {
+      CsrChunk chunk = targets.chunk(c);
+      for (double& label : chunk.labels) label += threshold;
+      shifted.push_back(std::move(chunk));
+    }
+    SolverParameters p = tight(LossKind::Squared, 1e-5);
+    p.penalise_intercept = false;
+    const Fit lasso = fit(Dataset(std::move(shifted), targets.n_features()), p);
+    ASSERT_TRUE(lasso.result.converged);
+    double total = 0.0;
+    for (std::size_t c = 0; c < targets.n_chunks(); ++c)
+      for (float weight : targets.chunk(c).weights) total += weight;
+    EXPECT_NEAR(lasso.state.weights.back(), weighted_sum / total, 1e-9 * (1.0 + threshold)) << threshold;
+  }
+}
+
 TEST(GlmnetCpu, ReproducibleAndThreadCountOnlyRounds) {
   const Dataset data = problem_for(LossKind::Logistic);
   SolverParameters p = tight(LossKind::Logistic, 0.5);
@@ -175,6 +279,17 @@ TEST(GlmnetCpu, RefusesWhatItDoesNotSolve) {
   EXPECT_THROW(make_solver(tight(LossKind::Logistic, 1.0, 1.5), false, {}), InvalidArgument);
   SolverParameters p = tight(LossKind::Logistic, 1.0, 0.5);
   p.solver = SolverChoice::CoordinateDescent;
+  EXPECT_THROW(make_solver(p, false, {}), InvalidArgument);
+  // A free intercept with penalty l1: newGLMNET's only, never plain coordinate
+  // descent or the squared hinge.
+  p = tight(LossKind::Logistic);
+  p.penalise_intercept = false;
+  EXPECT_NO_THROW(make_solver(p, false, {}));
+  EXPECT_THROW(make_cd_l1_cpu_solver(p), InvalidArgument);
+  p.solver = SolverChoice::CoordinateDescent;
+  EXPECT_THROW(make_solver(p, false, {}), InvalidArgument);
+  p = tight(LossKind::SquaredHinge);
+  p.penalise_intercept = false;
   EXPECT_THROW(make_solver(p, false, {}), InvalidArgument);
   p = tight(LossKind::Logistic, 1.0, 0.5);
   p.penalty = Penalty::L2;

@@ -122,7 +122,14 @@ double primal_objective(ChunkSource& source, const SolverParameters& parameters,
 // where ||v||_inf <= 1 (the KKT conditions). The elastic net (l1_ratio a < 1):
 // P(w) = a ||w||_1 + (1-a)/2 ||w||^2 + the loss term, and alpha itself is the dual
 // point, D(alpha) = sum_i dual_value(y_i, alpha_i, C_i) - g*(v) with the penalty's
-// conjugate g*(v) = sum_j max(0, |v_j| - a)^2 / (2 (1-a)). Two passes over `source` (margins,
+// conjugate g*(v) = sum_j max(0, |v_j| - a)^2 / (2 (1-a)). A free intercept
+// (!penalise_intercept, intercept_scaling != 0; scikit-learn's saga problem) is
+// outside both norms, and its dual has the constraint sum_i alpha_i c(y_i) = 0:
+// alpha is first moved onto it (the heavier class's alphas scaled down by one
+// factor, or regression's shifted by their mean; objectives.cpp), v recomputed,
+// and only the features' entries of v scaled or conjugated; the gap still vanishes
+// at the optimum, where the intercept's gradient sum_i alpha_i c(y_i) is 0.
+// Two passes over `source` (margins,
 // then the dual values); `dual_point`, when not nullptr, receives theta (one per
 // row in visiting order). `weights` as in objective_sums.
 Objectives l1_objectives(ChunkSource& source, const SolverParameters& parameters,
