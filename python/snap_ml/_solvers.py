@@ -11,14 +11,17 @@ A scikit-learn estimator's parameters decide two things the core keeps apart:
   ``"auto"``, which picks by the data (solver_factory.h, ``auto_choice``).
   The core's plan (``_core.plan_solver``) decides what trains it, and on which
   device: on a GPU every smooth loss trains by the Newton solver. Penalty l1
-  always trains by newGLMNET or primal coordinate descent, on the CPU.
+  always trains by newGLMNET or primal coordinate descent, on the CPU; with a
+  free intercept (saga's problem) by newGLMNET.
 
 Every solver name of scikit-learn solves the problem scikit-learn solves under
 that name, by whichever of our algorithms solves it: the names of smooth primal
 methods (lbfgs, newton-cg, newton-cholesky) and of the stochastic ones (sag,
 saga) by TRON, which reaches the same optimum in a few Newton steps and, unlike
 sag/saga, deterministically; liblinear by TRON (``dual=False``, LIBLINEAR's -s 0
-and -s 2) or SDCA (``dual=True``, -s 7 and -s 1).
+and -s 2) or SDCA (``dual=True``, -s 7 and -s 1). saga with penalty l1 or the
+elastic net is the core's penalty l1 with a free intercept (newGLMNET), liblinear
+with l1 the same with the intercept penalised (LIBLINEAR's -s 6).
 """
 
 import numbers
@@ -98,7 +101,7 @@ def logistic_penalty(penalty, l1_ratio, C):
     return "l1", float(l1_ratio)
 
 
-def logistic_problem(penalty, solver, dual, fit_intercept, l1_ratio=1.0):
+def logistic_problem(penalty, solver, dual, l1_ratio=1.0):
     """LogisticRegression's (penalty, solver, dual) as the core's problem.
 
     ``solver="auto"`` (the default) is scikit-learn's lbfgs problem (free
@@ -107,7 +110,8 @@ def logistic_problem(penalty, solver, dual, fit_intercept, l1_ratio=1.0):
     ``device_ids`` the core's plan (``_core.plan_solver``; snapml/solver_factory.h)
     trains the same problem by its GPU solver.
     ``l1_ratio`` below 1 (with penalty l1) is the elastic net, which scikit-learn
-    trains with saga only; so does snap_ml (by newGLMNET, the core's plan).
+    trains with saga only; so does snap_ml (by newGLMNET, the core's plan). saga's
+    intercept is free with penalty l1 and the elastic net too, as scikit-learn's.
     """
     check_logistic_solver(solver)
     if dual not in (True, False):
@@ -132,7 +136,7 @@ def logistic_problem(penalty, solver, dual, fit_intercept, l1_ratio=1.0):
     if l1_ratio < 1 and solver != "saga":
         raise ValueError(
             f"l1_ratio={l1_ratio!r} asks for the elastic net, which trains with solver='saga' "
-            f"(as in scikit-learn; with fit_intercept=False), not solver={solver!r}; pass "
+            f"(as in scikit-learn), not solver={solver!r}; pass "
             "solver='saga', or use l1_ratio=0 (penalty 'l2') or l1_ratio=1 (penalty 'l1')"
         )
     if solver == "auto":
@@ -143,14 +147,6 @@ def logistic_problem(penalty, solver, dual, fit_intercept, l1_ratio=1.0):
         # method of multipliers) or the Newton solver by the data (solver_factory.h).
         return problem(penalty, "auto", False)
     if solver in FREE_INTERCEPT_SOLVERS:
-        if penalty == "l1" and fit_intercept:
-            what = "the elastic net" if l1_ratio < 1 else "penalty 'l1'"
-            raise ValueError(
-                f"{what} with solver={solver!r} leaves the intercept free, which snap_ml's "
-                "L1 solvers (newGLMNET and coordinate descent, LIBLINEAR's) do not do; pass "
-                "solver='liblinear' (the intercept is then penalised, as in scikit-learn's "
-                "liblinear) or fit_intercept=False"
-            )
         if penalty == "l1" and solver != "saga":
             raise ValueError(
                 f"solver={solver!r} supports only 'l2' or no penalty (as in scikit-learn); "

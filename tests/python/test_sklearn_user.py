@@ -445,7 +445,6 @@ def test_l1_by_l1_ratio_and_by_penalty(cancer):
     [
         (dict(l1_ratio=0.5), r"elastic net.*l1_ratio=0.*l1_ratio=1"),
         (dict(penalty="elasticnet", l1_ratio=0.3), r"elastic net"),
-        (dict(penalty="l1", solver="saga"), r"intercept free.*solver='liblinear'"),
         (dict(penalty="l1", solver="lbfgs", fit_intercept=False), r"supports only 'l2'"),
         (dict(dual=True, solver="lbfgs"), r"dual=True.*solver='liblinear'"),
         (dict(solver="newton"), r"solver must be one of"),

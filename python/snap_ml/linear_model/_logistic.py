@@ -50,12 +50,12 @@ class LogisticRegression(SnapClassifier):
     Parameters
     ----------
     penalty : {{"l2", "l1", "elasticnet", None}}, default="l2"
-        None (or ``C=np.inf``) fits without a penalty. ``"l1"`` trains by newGLMNET
-        with the intercept penalised, scikit-learn's liblinear problem (with
-        ``solver="auto"`` or ``"liblinear"``; ``"saga"``, whose intercept is free,
-        needs ``fit_intercept=False``). With "l2" (or "elasticnet") ``l1_ratio``
-        decides, as in scikit-learn 1.8+: 0 is l2, 1 is l1, in between the elastic
-        net, trained with ``solver="saga"`` and ``fit_intercept=False`` (by newGLMNET).
+        None (or ``C=np.inf``) fits without a penalty. ``"l1"`` trains by newGLMNET:
+        with ``solver="auto"`` or ``"liblinear"`` the intercept penalised
+        (scikit-learn's liblinear problem), with ``"saga"`` free (scikit-learn's
+        saga problem). With "l2" (or "elasticnet") ``l1_ratio`` decides, as in
+        scikit-learn 1.8+: 0 is l2, 1 is l1, in between the elastic net, trained
+        with ``solver="saga"`` (by newGLMNET, the intercept free as in scikit-learn).
     C : float, default=1.0
         Inverse of the regularisation strength; ``np.inf``: no penalty.
     l1_ratio : float, default=0.0
@@ -73,6 +73,8 @@ class LogisticRegression(SnapClassifier):
         point certifies the fit, when ``||grad P(w)|| <= tol * ||grad P(0)||``. The
         multinomial model with penalty l2 and a free intercept on the CPU is
         certified: its fit stops on a relative gap of ``tol / 100``.
+        Penalty l1 (newGLMNET): LIBLINEAR's rule, the summed minimum-norm
+        sub-gradient relative to the first; the elastic net also its duality gap.
     fit_intercept : bool, default=True
     intercept_scaling : float, default=1.0
         With the intercept penalised (liblinear, dual, primal, the GPU), the value
@@ -87,7 +89,8 @@ class LogisticRegression(SnapClassifier):
     solver : str, default="auto"
         scikit-learn's names solve scikit-learn's problem under that name:
         ``"lbfgs"``, ``"newton-cg"``, ``"newton-cholesky"``, ``"sag"``, ``"saga"``
-        (free intercept) by the primal Newton solver; ``"liblinear"`` (intercept
+        (free intercept) by the primal Newton solver (with penalty l1 or the
+        elastic net, saga's, by newGLMNET); ``"liblinear"`` (intercept
         penalised) by the Newton solver, or dual coordinate ascent with
         ``dual=True`` or on the GPU. snap_ml's ``"dual"`` (SDCA) and ``"primal"``
         (Newton) penalise the intercept, as Snap ML and LIBLINEAR do. ``"auto"``:
@@ -209,7 +212,7 @@ class LogisticRegression(SnapClassifier):
 
     def _resolve(self):
         penalty, core_l1_ratio = logistic_penalty(self.penalty, self.l1_ratio, self.C)
-        chosen = logistic_problem(penalty, self.solver, self.dual, self.fit_intercept, core_l1_ratio)
+        chosen = logistic_problem(penalty, self.solver, self.dual, core_l1_ratio)
         # The Newton solver stops on a relative duality gap (the free intercept's
         # too, since its dual point is repaired) or, without a penalty, when ||g||
         # <= tol ||g0||; scikit-learn's lbfgs when the largest gradient entry of
