@@ -8,7 +8,6 @@ debian_packages=(
   zlib1g-dev libxxhash-dev libfast-float-dev libcli11-dev   # parsing, checksums, CLI
   libeigen3-dev libgtest-dev                                 # the Cholesky step, references, tests
   libopenmpi-dev openmpi-bin                                 # distributed driver
-  pybind11-dev                                               # Python extension
   liblinear-tools                                            # reference peer in tests
   clang libclang-rt-dev libomp-dev                           # fuzzers (tests/fuzz): libFuzzer, OpenMP for clang
 )
@@ -36,6 +35,11 @@ done
 if [ ${#missing_py[@]} -gt 0 ]; then
   echo "install-deps: pip install ${missing_py[*]}"
   "$python" -m pip install -q "${missing_py[@]}"
+fi
+# pybind11 2.12 is the first that reads NumPy 2's arrays right (python/CMakeLists.txt).
+if ! "$python" -c "import pybind11, sys; sys.exit(tuple(map(int, pybind11.__version__.split('.')[:2])) < (2, 12))"; then
+  echo "install-deps: pip install 'pybind11>=2.12'"
+  "$python" -m pip install -q "pybind11>=2.12"
 fi
 
 # IBM's snapml, the peer tests/python/test_ibm_snapml.py runs a snapml 1.x script
