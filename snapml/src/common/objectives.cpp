@@ -27,12 +27,9 @@ double paired_dual(const Loss& loss, double y, double margin, double cost) {
 }
 
 // A free intercept's dual constraint s = sum_i alpha_i c(y_i) = 0, met by moving
-// alpha as free_intercept.h's certificate does: classification scales the heavier
-// side's alphas (c = +1 or -1) by the same factor in [0, 1], which keeps each in
-// its interval [0, U_i]; regression (c = 1, the squared loss's alpha is free)
-// shifts every active row's alpha by -s / n. Here v = X^T (alpha c) is recomputed
-// exactly from its two parts (`part`: the c = -1 rows' share, or the active rows'
-// sum of x_i), so the bound needs no correction term.
+// alpha by the one rule (dual_repair, snapml/impl/objectives.h). Here v = X^T
+// (alpha c) is recomputed exactly from its two parts (`part`: the c = -1 rows'
+// share, or the active rows' sum of x_i), so the bound needs no correction term.
 struct DualFeasibility {
   double positive_factor = 1.0;  // classification: alpha_i *= this where c = +1
   double negative_factor = 1.0;  // and this where c = -1
@@ -44,14 +41,11 @@ struct DualFeasibility {
 
 DualFeasibility free_intercept_feasibility(bool classification, double positive_sum, double negative_sum,
                                            std::int64_t active_rows) {
+  const DualRepair repair =
+      dual_repair(classification, positive_sum, negative_sum, static_cast<double>(active_rows));
   DualFeasibility f;
-  if (!classification) {
-    if (active_rows > 0) f.shift = (positive_sum - negative_sum) / static_cast<double>(active_rows);
-  } else if (positive_sum > negative_sum) {
-    f.positive_factor = negative_sum / positive_sum;
-  } else if (negative_sum > positive_sum) {
-    f.negative_factor = positive_sum / negative_sum;
-  }
+  f.shift = -repair.shift;
+  (repair.heavy_side == 0 ? f.positive_factor : f.negative_factor) = 1.0 - repair.shrink;
   return f;
 }
 

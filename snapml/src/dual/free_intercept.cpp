@@ -109,14 +109,14 @@ ObjectiveSums sums_for(const Loss& loss, const ResidentRows& rows, const RowTarg
   double shift_term = 0.0;  // sum_i delta_i c_i w.x_i
   double move_norm = 0.0;   // sum_i |delta_i| ||x_i||, bounding ||u||
   double dual = plus.dual + minus.dual;
+  // alpha' onto sum_i c_i alpha'_i = 0 by the one rule (snapml/impl/objectives.h).
+  const DualRepair repair = dual_repair(targets.classification, plus.alpha, minus.alpha, plus.rows);
   if (targets.classification) {
-    const double s = plus.alpha - minus.alpha;
-    // The heavier side's alphas times f = 1 - |s| / S_heavy in [0, 1]: still in
-    // their interval [0, C_i], and sum_i c_i alpha'_i = 0.
-    const int heavy = s > 0.0 ? 0 : 1;
+    // The heavier side's alphas times f = 1 - shrink: still in [0, C_i].
+    const int heavy = repair.heavy_side;
     const SideSums& h = heavy == 0 ? plus : minus;
-    if (s != 0.0 && h.alpha > 0.0) {
-      const double shrink = std::min(1.0, std::fabs(s) / h.alpha);  // 1 - f
+    if (repair.shrink != 0.0) {
+      const double shrink = repair.shrink;
       const double f = 1.0 - shrink;
       const double c = heavy == 0 ? 1.0 : -1.0;
       shift_term = -shrink * c * h.alpha_margin;
@@ -131,8 +131,7 @@ ObjectiveSums sums_for(const Loss& loss, const ResidentRows& rows, const RowTarg
     }
   } else if (plus.rows > 0.0) {
     // Regression: every alpha (an unbounded interval) moves by -s / n.
-    const double s = plus.alpha;
-    const double move = -s / plus.rows;
+    const double move = repair.shift;
     shift_term = move * plus.margin;
     move_norm = std::fabs(move) * plus.norm;
     if (move != 0.0) {

@@ -18,6 +18,7 @@
 #include "../common/omp_threads.h"
 #include "snapml/communicator.h"
 #include "snapml/impl/matrix_operations.h"
+#include "snapml/impl/objectives.h"
 #include "snapml/solver.h"
 
 namespace snapml::detail {
@@ -81,7 +82,7 @@ class NewtonObjective {
   // the rows with a cost; regression's rows all count on the first side.
   virtual void dual_sides(double* sides);
   // From the sides summed over the ranks: the feasible alpha' = alpha + delta
-  // (dual_repair below). Writes this rank's u = sum_i delta_i c(y_i) x_i into
+  // (dual_repair, snapml/impl/objectives.h). Writes this rank's u = sum_i delta_i c(y_i) x_i into
   // `moved` (width() entries; the intercept's last, which the caller ignores;
   // one pass, none where delta = 0) and returns this rank's sum_i
   // dual_value(alpha'_i).
@@ -107,30 +108,6 @@ class NewtonObjective {
                                    double& dual_sum_out, double& dual_weights_squared);
 };
 
-// alpha' = alpha + delta with s(alpha') = 0, from the sides' sums (free_intercept.h
-// builds the dual solver's the same way): classification scales the heavier side's
-// alphas by 1 - shrink, shrink = |s| / S_heavy in [0, 1], which keeps each in its
-// interval [0, C_i] (or [0, inf)); regression moves every alpha (an unbounded
-// interval) by shift = -s / n.
-struct DualRepair {
-  int heavy_side = 0;   // classification: 0 for y = +1, 1 for y = -1
-  double shrink = 0.0;  // classification: alpha'_i = (1 - shrink) alpha_i on the heavy side
-  double shift = 0.0;   // regression: alpha'_i = alpha_i + shift
-  bool moves() const { return shrink != 0.0 || shift != 0.0; }
-};
-
-inline DualRepair dual_repair(bool classification, const double* sides) {
-  DualRepair repair;
-  if (classification) {
-    const double s = sides[0] - sides[1];
-    repair.heavy_side = s > 0.0 ? 0 : 1;
-    const double heavy = sides[repair.heavy_side];
-    if (s != 0.0 && heavy > 0.0) repair.shrink = std::min(1.0, std::fabs(s) / heavy);
-  } else if (sides[2] > 0.0) {
-    repair.shift = -sides[0] / sides[2];
-  }
-  return repair;
-}
 
 // The scalar losses over `operations` (scalar_objective.cpp).
 std::unique_ptr<NewtonObjective> make_scalar_objective(MatrixOperations& operations, const SolverParameters& parameters,

@@ -138,7 +138,7 @@ class ScalarObjective final : public NewtonObjective {
 
   double feasible_dual(const double* sides, double* moved) override {
     const bool classification = is_classification(parameters_.loss);
-    const DualRepair repair = dual_repair(classification, sides);
+    const DualRepair repair = dual_repair(classification, sides[0], sides[1], sides[2]);
     moves_.assign(targets_.size(), 0.0);  // delta_i c(y_i)
     double dual_sum = 0.0;
     for_loss([&](const auto& loss) {

@@ -8,6 +8,7 @@
 // the partial sums and adds the global ||w||^2 once (CoCoA+'s certificate).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -16,6 +17,36 @@
 #include "snapml/solver.h"
 
 namespace snapml {
+
+// A free intercept's dual constraint s(alpha) = sum_i c(y_i) alpha_i = 0 (the
+// intercept's gradient), which a dual point paired with a primal iterate meets only
+// at the optimum. The one move onto it that every certificate of a free intercept
+// makes (SDCA's, dual/free_intercept.cpp; the primal Newton solver's,
+// primal/scalar_objective.cpp; newGLMNET's, l1_objectives): classification scales
+// the heavier side's alphas by 1 - shrink, shrink = |s| / S_heavy in [0, 1], which
+// keeps each in its interval [0, C_i] (or [0, inf)); regression (c = 1, alpha
+// unbounded) moves every active row's alpha by shift = -s / n.
+struct DualRepair {
+  int heavy_side = 0;   // classification: 0 for c = +1, 1 for c = -1
+  double shrink = 0.0;  // classification: alpha'_i = (1 - shrink) alpha_i on the heavy side
+  double shift = 0.0;   // regression: alpha'_i = alpha_i + shift
+  bool moves() const { return shrink != 0.0 || shift != 0.0; }
+};
+
+// From the sides' sums: positive_sum = sum alpha_i over c = +1 (regression: every
+// row), negative_sum over c = -1, rows the active rows (regression's n).
+inline DualRepair dual_repair(bool classification, double positive_sum, double negative_sum, double rows) {
+  DualRepair repair;
+  const double s = positive_sum - negative_sum;
+  if (classification) {
+    repair.heavy_side = s > 0.0 ? 0 : 1;
+    const double heavy = repair.heavy_side == 0 ? positive_sum : negative_sum;
+    if (s != 0.0 && heavy > 0.0) repair.shrink = std::min(1.0, std::fabs(s) / heavy);
+  } else if (rows > 0.0) {
+    repair.shift = -s / rows;
+  }
+  return repair;
+}
 
 // How a row's target and cost follow from its label and weight.
 struct RowTargets {
