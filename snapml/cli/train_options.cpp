@@ -158,7 +158,9 @@ TrainOptions parse_train_options(int argc, char** argv) {
   auto* solver_option =
       app.add_option("--solver", solver_name,
                      "L2: dual (SDCA), primal (trust-region Newton; logistic, squared hinge, squared) or auto "
-                     "(primal when C * max ||x_i||^2 > 100); default: primal for -s 0, 2, 11, else dual. "
+                     "(the Newton solver where only it trains the problem or its Cholesky step pays, else SDCA, handing "
+                     "over to the Newton solver from its point where its certificates predict many epochs; "
+                     "docs/algorithms.md); default: primal for -s 0, 2, 11, else dual. "
                      "L1: newGLMNET (logistic, squared) whatever the choice, except cd: plain coordinate descent")
           ->check(CLI::IsMember({"dual", "primal", "auto", "cd"}));
   auto* epsilon_option =
@@ -186,9 +188,12 @@ TrainOptions parse_train_options(int argc, char** argv) {
   std::string thread_updates = "auto";
   auto* thread_updates_option = app.add_option("--thread-updates", thread_updates,
                  "SDCA with several threads: 'shared' (one weight vector, atomic updates), 'replicas' (a copy per "
-                 "thread, merged every epoch as CoCoA+ workers) or 'auto' (default: replicas when the epoch's "
-                 "non-zeros are at least " + std::to_string(kReplicaNnzPerWeight) +
-                 " times threads x features and the fit does not shrink); docs/algorithms.md")
+                 "thread, merged twice an epoch as CoCoA+ workers) or 'auto' (default: replicas with at most " +
+                 std::to_string(kReplicaMaxThreads) +
+                 " threads, a w past the per-thread copies' size, a column besides the intercept in 5 % of the "
+                 "rows or more, at least " + std::to_string(kReplicaNnzPerWeight) +
+                 " non-zeros an epoch per weight of all copies, and a fit that does not shrink); "
+                 "docs/algorithms.md")
       ->check(CLI::IsMember({"auto", "shared", "replicas"}));
   bool no_shrinking = false;
   app.add_flag("--no-shrinking", no_shrinking,

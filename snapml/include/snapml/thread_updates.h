@@ -34,24 +34,29 @@ const char* thread_updates_name(ThreadUpdates updates);
 // "auto", "shared" or "replicas"; throws InvalidArgument otherwise.
 ThreadUpdates thread_updates_from_name(const std::string& name);
 
-// Auto takes replicas only where the shared w was measured to lose and the
-// replicas to win (docs/benchmarks/threads.md, "Shared or replicas"; two threads,
-// logistic regression to a relative gap of 1e-4). On every data set a replica
-// epoch was faster (1.2x to 1.9x), but the fit needed 1.3 to 1.5 times the epochs
-// (each step shortened by sigma'); the shared w lost only on the generated click
-// log, whose w misses the core's cache and whose column frequencies are skewed
-// (dense fields, frequent categorical values: two threads 0.93x one thread, on
-// replicas 1.34x). So all of:
-//  - a w of at least kReplicaMinWeights entries (1 MB of doubles: a smaller one
-//    stays in the core's cache, where the shared w's hot columns cost little:
-//    a9a, w8a, mushrooms were even or better shared);
+// Auto takes replicas where the shared w was measured to lose and the replicas to
+// win (docs/benchmarks/threads.md, "Shared or replicas" and "A mid-sized w"; two
+// threads, logistic regression). A replica epoch was faster than a shared one on
+// every set (1.2x to 3x), but the fit needed up to 1.5 times the epochs (each
+// step shortened by sigma'); the shared w lost wherever its columns are skewed
+// and w is past the copies' size: every column in a few per cent of the rows and
+// not among the hot ones is written by both threads with atomic adds, its cache
+// line moving between the cores (news20 binary, 62k weights, 1,518 columns in 1 %
+// of the rows or more: two threads 0.55x one thread shared, 1.32x on replicas;
+// the click log hashed to 2^12 to 2^20 columns: shared 0.81-0.93x, replicas
+// 1.16-1.34x). So all of:
+//  - a w the per-thread copies do not serve (ThreadCopies::fits,
+//    snapml/src/dual/threads/thread_copies.h: a few hundred weights, every column
+//    hot; a9a, w8a, mushrooms were even or better there);
 //  - a column besides the intercept in at least 5 % of the rows (HotColumns'
 //    share): without such columns two threads rarely write the same line (a
 //    uniform 1M x 1M set: shared 1.54x, replicas 1.35x);
 //  - an epoch of at least kReplicaNnzPerWeight non-zeros per weight of all copies
-//    (threads x (n_features + 1)): the copies and the merge, sequential passes
-//    over them, are then a few per cent of an epoch, and never take more memory
-//    than a quarter of the data's 8 bytes a non-zero;
+//    (threads x (n_features + 1)): the copies and the two merges, sequential
+//    passes over them, then cost less than the epoch's random accesses, and the
+//    copies' memory is at most a third of the data's 12 bytes a non-zero (a
+//    21k-row click log, 2.8 non-zeros per weight of two copies: replicas 1.2x the
+//    shared w's speed);
 //  - a fit that does not shrink (hinge and squared hinge, whose shrunk epochs
 //    visit few rows, gain more from shrinking);
 //  - at most kReplicaMaxThreads threads. CoCoA+'s sigma' follows the measured
@@ -63,9 +68,8 @@ ThreadUpdates thread_updates_from_name(const std::string& name);
 //    "Epochs against threads"). PASSCoDe's epochs stay near serial while the
 //    conflicts are few (Hsieh, Yu & Dhillon 2015), and the hot columns' pending
 //    changes keep them few.
-inline constexpr std::int64_t kReplicaMinWeights = std::int64_t{1} << 17;
 inline constexpr int kReplicaMaxThreads = 2;
-inline constexpr std::int64_t kReplicaNnzPerWeight = 4;
+inline constexpr std::int64_t kReplicaNnzPerWeight = 2;
 
 // Replicas merge twice an epoch (one rank, rows in memory): the epoch's
 // permutation is cut in two halves, each a CoCoA+ round. On the click log at two

@@ -11,6 +11,7 @@
 
 #include "../fixtures/random_problem.h"
 #include "../fixtures/references.h"
+#include "../../../snapml/src/dual/threads/thread_copies.h"
 #include "snapml/chunk_source.h"
 #include "snapml/communicator.h"
 #include "snapml/error.h"
@@ -176,7 +177,7 @@ TEST(SdcaCpu, ReplicasWithSeveralLocalEpochsVisitWholeEpochs) {
   expect_weights_of_alpha(data, p, many, "local epochs 2");
 }
 
-TEST(SdcaCpu, AutoTakesReplicasOnlyForALargeSkewedProblem) {
+TEST(SdcaCpu, AutoTakesReplicasOnlyForASkewedProblemPastTheCopies) {
   ReplicaProblem click_log;  // the generated click log of docs/benchmarks/threads.md
   click_log.epoch_nnz = 30766368;
   click_log.n_features = 1048615;
@@ -203,15 +204,25 @@ TEST(SdcaCpu, AutoTakesReplicasOnlyForALargeSkewedProblem) {
   p.shrinks = true;
   EXPECT_FALSE(use_replicas(ThreadUpdates::Auto, 2, p));
   EXPECT_TRUE(use_replicas(ThreadUpdates::Replicas, 2, p));
+  // A w past the copies' size takes replicas (news20 binary's 62k weights, the
+  // click log hashed to 2^12 columns); one the copies serve keeps them (a9a).
   p = click_log;
-  p.n_features = kReplicaMinWeights - 2;  // w in the core's cache (a9a-like)
+  const std::int64_t copies_limit = detail::ThreadCopies::kMaxEntries / 2;  // weights, two threads
+  p.n_features = copies_limit - 1;  // n_features + 1 weights: the copies serve
   EXPECT_FALSE(use_replicas(ThreadUpdates::Auto, 2, p));
-  p.n_features = kReplicaMinWeights - 1;
+  EXPECT_TRUE(use_replicas(ThreadUpdates::Replicas, 2, p));
+  p.n_features = copies_limit;
   EXPECT_TRUE(use_replicas(ThreadUpdates::Auto, 2, p));
-  p.epoch_nnz = 2 * kReplicaMinWeights * kReplicaNnzPerWeight - 1;
+  p.n_features = 62061;  // news20 binary: 1,272,569 non-zeros, 10 a weight of two copies
+  p.epoch_nnz = 1272569;
+  EXPECT_TRUE(use_replicas(ThreadUpdates::Auto, 2, p));
+  p.epoch_nnz = 2 * (p.n_features + 1) * kReplicaNnzPerWeight - 1;
   EXPECT_FALSE(use_replicas(ThreadUpdates::Auto, 2, p));
   p.epoch_nnz += 1;
   EXPECT_TRUE(use_replicas(ThreadUpdates::Auto, 2, p));
+  p.n_features = std::int64_t{1} << 62;  // no overflow at two threads either
+  p.epoch_nnz = std::int64_t{1} << 62;
+  EXPECT_FALSE(use_replicas(ThreadUpdates::Auto, 2, p));
   p.n_features = std::int64_t{1} << 62;  // no overflow
   p.epoch_nnz = std::int64_t{1} << 62;
   EXPECT_FALSE(use_replicas(ThreadUpdates::Auto, 64, p));

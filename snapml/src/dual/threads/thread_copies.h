@@ -35,7 +35,8 @@ class ThreadCopies {
   static constexpr std::int64_t kMaxEntries = 4096;
 
   static bool fits(std::size_t weights, int threads) {
-    return threads > 1 && static_cast<std::int64_t>(weights) * threads <= kMaxEntries;
+    // Divided rather than multiplied: weights x threads may overflow for a wide problem.
+    return threads > 1 && weights <= static_cast<std::size_t>(kMaxEntries / threads);
   }
 
   ThreadCopies(std::size_t weights, int threads);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "snapml/error.h"
+#include "thread_copies.h"
 
 namespace snapml {
 
@@ -38,7 +39,8 @@ bool use_replicas(ThreadUpdates updates, int threads, const ReplicaProblem& prob
   // Divided rather than multiplied: threads x weights may exceed 2^63 / 4 for a
   // wide problem, the epoch's non-zeros never do.
   return threads <= kReplicaMaxThreads && !problem.shrinks && problem.skewed_columns &&
-         weights >= kReplicaMinWeights && problem.epoch_nnz / kReplicaNnzPerWeight / threads >= weights;
+         !detail::ThreadCopies::fits(static_cast<std::size_t>(weights), threads) &&
+         problem.epoch_nnz / kReplicaNnzPerWeight / threads >= weights;
 }
 
 bool reduce_shared_threads(int& threads, bool replicas) {
