@@ -46,8 +46,13 @@ SolverChoice solver_choice_from_name(const std::string& name);
 // Auto: L-BFGS for the multinomial loss, whose Newton iterations the trust region
 // keeps short at raw-count scale (docs/algorithms.md, "Multinomial"); Cholesky
 // for a penalised scalar loss whose Hessian is small and cheap to form
-// (detail::direct_newton_pays), the trust region otherwise.
-enum class PrimalMethod { Auto, TrustRegion, Lbfgs, Cholesky };
+// (detail::direct_newton_pays), the trust region otherwise. LineSearch: Newton's
+// direction by the same truncated CG with no radius, its length by the line
+// search that reads no data (LIBLINEAR >= 2.40's Newton method; Galli & Lin, "A
+// study on truncated Newton methods for linear classification", IEEE TNNLS
+// 2021); a penalised problem only (H positive definite). Solver auto takes it
+// for the Newton solver it hands over to from SDCA's point (solver_factory.cpp).
+enum class PrimalMethod { Auto, TrustRegion, Lbfgs, Cholesky, LineSearch };
 
 struct SolverParameters {
   LossKind loss = LossKind::Logistic;

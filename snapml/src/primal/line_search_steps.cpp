@@ -3,6 +3,7 @@
 // Optimization, Algorithm 7.4), and Newton's step solved exactly by Cholesky over
 // the whole Hessian (newton_direct.h). Both move by line_step, whose search reads
 // no data: the margins along w + t p are m + t X p, one pass for X p.
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -93,20 +94,28 @@ void PrimalNewtonSolver::direct_newton(FitResult& result, std::vector<double>& w
     objective_->hessian_matrix(hessian.data());
     communicator_->allreduce_sum(hessian.data(), hessian.size());
     const bool solved = detail::solve_newton_system(hessian, regulariser_, g, p);
-    const double slope = solved ? dot(g, p) : 0.0;
-    if (!(slope < 0.0)) {
-      // H is not numerically positive definite (collinear columns without a
-      // penalty): the trust region, which needs no factorisation, goes on from w.
-      trust_region(result, w, margins, g, f, first_gradient_norm);
-      return;
-    }
-    // Newton's step is t = 1; the search moves off it only where the loss is far from quadratic.
-    if (!(line_step(w, margins, f, p, slope, 1.0, nullptr) > 0.0)) break;  // no decrease is representable
-    const double dual_sum = gradient(w, margins, g);
-    ++result.epochs;
-    if (record(result, w, f, g, dual_sum, first_gradient_norm)) break;
-    progress(result, w);
+    // H not numerically positive definite (collinear columns without a penalty):
+    // no slope, and the trust region, which needs no factorisation, goes on.
+    if (!newton_line_step(result, w, margins, g, f, p, solved ? dot(g, p) : 0.0, first_gradient_norm)) return;
   }
+}
+
+bool PrimalNewtonSolver::newton_line_step(FitResult& result, std::vector<double>& w, std::vector<double>& margins,
+                                          std::vector<double>& g, double& f, const std::vector<double>& p,
+                                          double slope, double first_gradient_norm) {
+  if (!(slope < 0.0) || !std::isfinite(slope)) {
+    // No descent along p (H numerically singular): the trust region, which needs
+    // neither a factorisation nor a positive definite H, goes on from w.
+    trust_region(result, w, margins, g, f, first_gradient_norm);
+    return false;
+  }
+  // Newton's step is t = 1; the search moves off it only where the loss is far from quadratic.
+  if (!(line_step(w, margins, f, p, slope, 1.0, nullptr) > 0.0)) return false;  // no decrease is representable
+  const double dual_sum = gradient(w, margins, g);
+  ++result.epochs;
+  if (record(result, w, f, g, dual_sum, first_gradient_norm)) return false;
+  progress(result, w);
+  return true;
 }
 
 }  // namespace snapml::detail

@@ -252,6 +252,8 @@ FitResult PrimalNewtonSolver::fit(ChunkSource& source, Communicator& communicato
       lbfgs(result, w, margins, g, f, first_gradient_norm);
     else if (direct_)
       direct_newton(result, w, margins, g, f, first_gradient_norm);
+    else if (parameters_.primal_method == PrimalMethod::LineSearch)
+      newton_line_search(result, w, margins, g, f, first_gradient_norm);
     else
       trust_region(result, w, margins, g, f, first_gradient_norm);
   }

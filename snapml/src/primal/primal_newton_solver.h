@@ -36,6 +36,9 @@ class PrimalNewtonSolver final : public Solver {
     require(parameters_.primal_method != PrimalMethod::Cholesky || !loss_is_per_class(parameters_.loss),
             "the primal solver's Cholesky step takes a scalar loss; the multinomial loss steps by L-BFGS or the "
             "trust region");
+    require(parameters_.primal_method != PrimalMethod::LineSearch || parameters_.penalty == Penalty::L2,
+            "the primal solver's line-search Newton steps need penalty l2 (a positive definite Hessian); "
+            "penalty none steps by the trust region");
     require(primal_solver_supports(parameters_.loss),
             std::string("the primal Newton solver needs a loss with a Lipschitz derivative; the ") +
                 loss_name(parameters_.loss) + " loss is not one: use " + loss_names_text(primal_solver_supports));
@@ -90,7 +93,8 @@ class PrimalNewtonSolver final : public Solver {
   }
   // The iterations from w (value f, gradient g, margins) after its record: the
   // trust-region Newton method (trust_region.h over TrustRegionSteps), L-BFGS
-  // (quasi_newton.h), or Newton steps by Cholesky (newton_direct.h). Each leaves
+  // (quasi_newton.h), Newton steps by Cholesky (newton_direct.h), or Newton-CG
+  // steps along a line. Each leaves
   // the last iterate in w and its gradient() as the objective's last.
   class TrustRegionSteps;
   void trust_region(FitResult& result, std::vector<double>& w, std::vector<double>& margins, std::vector<double>& g,
@@ -99,6 +103,17 @@ class PrimalNewtonSolver final : public Solver {
              double f, double first_gradient_norm);
   void direct_newton(FitResult& result, std::vector<double>& w, std::vector<double>& margins,
                      std::vector<double>& g, double f, double first_gradient_norm);
+  // Newton's direction by TrustRegionSteps' CG with no radius, moved along by
+  // newton_line_step (PrimalMethod::LineSearch).
+  void newton_line_search(FitResult& result, std::vector<double>& w, std::vector<double>& margins,
+                          std::vector<double>& g, double f, double first_gradient_norm);
+  // One Newton iteration along direction p (slope = g.p) after its solve: the
+  // line search from t = 1, the gradient, the record, the progress call. Returns
+  // whether the iterations go on; where the slope is not negative (H numerically
+  // singular) the trust region finishes the fit from w first.
+  bool newton_line_step(FitResult& result, std::vector<double>& w, std::vector<double>& margins,
+                        std::vector<double>& g, double& f, const std::vector<double>& p, double slope,
+                        double first_gradient_norm);
   // Moves w, its margins and value f to a near minimiser of f along w + t p
   // (slope = g.p < 0), searching from t = start by the line search that reads no
   // data (quasi_newton.h; one pass for X p). Writes the step t p into `step`

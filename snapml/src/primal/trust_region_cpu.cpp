@@ -2,8 +2,11 @@
 // (radius, Steihaug's CG, acceptance, the record), shared with the GPU solver
 // (cuda/src/primal/newton_gpu_solver.cpp), over the driver's host vectors
 // (primal_newton_solver.h). Lin, Weng & Keerthi, JMLR 9 (2008), Algorithms 1 and 2.
+// The same CG, with no radius, gives the line-search Newton method's direction
+// (PrimalMethod::LineSearch; newton_line_search below).
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "../common/interleaved_sums.h"
@@ -79,6 +82,8 @@ class PrimalNewtonSolver::TrustRegionSteps {
     next.dd = products[1];
     return next;
   }
+  // The CG solution s (the step's direction) after conjugate_gradients.
+  const std::vector<double>& step() const { return s_; }
   void cg_to_boundary(double tau) {
     axpy(tau, d_, s_);
     axpy(-tau, hd_, r_);
@@ -120,6 +125,32 @@ void PrimalNewtonSolver::trust_region(FitResult& result, std::vector<double>& w,
                                  std::vector<double>& g, double f, double first_gradient_norm) {
   TrustRegionSteps steps(*this, w, margins, g, first_gradient_norm);
   detail::trust_region::trust_region_iterations(steps, result, parameters_.max_epochs, f, w.size());
+}
+
+void PrimalNewtonSolver::newton_line_search(FitResult& result, std::vector<double>& w, std::vector<double>& margins,
+                                            std::vector<double>& g, double f, double first_gradient_norm) {
+  // Galli & Lin (IEEE TNNLS 2021), LIBLINEAR >= 2.40: the truncated CG of the
+  // trust region (same forcing term, same stop at the record's target) with no
+  // radius, then the step's length along the line, where the trust region pays a
+  // CG solve for each rejected step and grows its radius at most 4x an iteration.
+  // From a point whose model is poor (SDCA's early weights on raw counts, where a
+  // full step can raise f 200-fold) those rejections and the regrowth cost
+  // passes (news20 binary from SDCA's 16th epoch: 55-67 against 51-57 here;
+  // docs/benchmarks/cpu.md, section 9.2); the line search reads no data besides
+  // X p. H = X^T D X + R is positive definite under penalty l2 (the solver
+  // requires it), so CG meets no direction of non-positive curvature, and its
+  // direction descends (g.s < 0) from any number of iterations.
+  TrustRegionSteps steps(*this, w, margins, g, first_gradient_norm);
+  const double start_gradient_norm = norm(g);
+  const double unbounded = std::numeric_limits<double>::infinity();
+  std::vector<double> direction;
+  while (result.epochs < parameters_.max_epochs) {
+    update_preconditioner();
+    detail::trust_region::conjugate_gradients(
+        steps, unbounded, detail::trust_region::cg_forcing(norm(g), start_gradient_norm), steps.cg_target(f), w.size());
+    direction = steps.step();
+    if (!newton_line_step(result, w, margins, g, f, direction, dot(g, direction), first_gradient_norm)) return;
+  }
 }
 
 }  // namespace snapml::detail

@@ -67,6 +67,12 @@ class AutoCpuSolver final : public Solver {
       std::vector<double>().swap(state.alpha);  // from the weights (w and the intercept)
       SolverParameters primal = parameters_;
       primal.solver = SolverChoice::Primal;
+      // Newton steps along a line: from the dual fit's point the trust region's
+      // first full steps overshoot, each rejection costs a CG solve and the radius
+      // regrows at most 4x an iteration (news20 binary, 2 threads: 5-7 iterations
+      // from SDCA's 16th epoch by the trust region, 4-5 by the line search;
+      // docs/benchmarks/cpu.md, section 9.2).
+      if (primal.primal_method == PrimalMethod::Auto) primal.primal_method = PrimalMethod::LineSearch;
       FitResult result = make_tron_cpu_solver(primal)->fit(source, communicator, state);
       result.history.insert(result.history.begin(), history_.begin(), history_.end());
       return result;

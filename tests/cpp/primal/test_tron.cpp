@@ -5,6 +5,7 @@
 // (primal, auto) and the method auto picks.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <tuple>
 #include <vector>
@@ -75,11 +76,13 @@ void expect_certified(const Fit& ours, double tol) {
 }
 
 // The Newton iterations by conjugate gradients in a trust region, and by the
-// Cholesky factorisation of the whole Hessian with a line search: each test below
-// runs both.
+// Cholesky factorisation of the whole Hessian with a line search: each TronMethod
+// test runs both; the penalised problems (TronPenalisedMethod) also Newton-CG
+// along a line (PrimalMethod::LineSearch, which needs the penalty).
 class TronMethod : public ::testing::TestWithParam<PrimalMethod> {};
+class TronPenalisedMethod : public ::testing::TestWithParam<PrimalMethod> {};
 
-TEST_P(TronMethod, LogisticMatchesNewtonReference) {
+TEST_P(TronPenalisedMethod, LogisticMatchesNewtonReference) {
   RandomProblemOptions o;
   o.sample_weights = true;
   const Dataset data = random_problem(o);
@@ -88,12 +91,16 @@ TEST_P(TronMethod, LogisticMatchesNewtonReference) {
   const Eigen::VectorXd reference = logistic_reference(problem);
   const Fit ours = fit(data, p);
   expect_certified(ours, p.tol);
-  EXPECT_LT((as_vector(ours.state.weights) - reference).norm(), 1e-6 * (1.0 + reference.norm()));
+  // P is 1-strongly convex (every weight penalised): ||w - w*||^2 <= 2 (P - P*) <= 2 gap.
+  // The trust region and Cholesky overshoot the tolerance by their last step's
+  // quadratic convergence; the line search may stop nearer it.
+  EXPECT_LT((as_vector(ours.state.weights) - reference).norm(),
+            std::sqrt(2.0 * std::max(ours.result.history.back().gap, 0.0)) + 1e-9 * (1.0 + reference.norm()));
   EXPECT_NEAR(ours.result.history.back().primal, logistic_primal(problem, as_vector(ours.state.weights)),
               1e-11 * ours.result.history.back().primal);
 }
 
-TEST_P(TronMethod, SquaredHingeMatchesNewtonReference) {
+TEST_P(TronPenalisedMethod, SquaredHingeMatchesNewtonReference) {
   const Dataset data = random_problem({});
   const SolverParameters p = tight(LossKind::SquaredHinge, GetParam());
   const DenseProblem problem = dense(data, p);
@@ -103,7 +110,7 @@ TEST_P(TronMethod, SquaredHingeMatchesNewtonReference) {
   EXPECT_LT((as_vector(ours.state.weights) - reference).norm(), 1e-6 * (1.0 + reference.norm()));
 }
 
-TEST_P(TronMethod, RidgeWithSampleWeightsMatchesClosedForm) {
+TEST_P(TronPenalisedMethod, RidgeWithSampleWeightsMatchesClosedForm) {
   RandomProblemOptions o;
   o.regression = true;
   o.sample_weights = true;
@@ -117,7 +124,7 @@ TEST_P(TronMethod, RidgeWithSampleWeightsMatchesClosedForm) {
 }
 
 // L2-loss SVR (epsilon > 0, LIBLINEAR -s 11): the dual solver reaches the same optimum.
-TEST_P(TronMethod, InsensitiveSquaredLossMatchesTheDualSolver) {
+TEST_P(TronPenalisedMethod, InsensitiveSquaredLossMatchesTheDualSolver) {
   RandomProblemOptions o;
   o.regression = true;
   const Dataset data = random_problem(o);
@@ -390,6 +397,33 @@ TEST(Tron, AutoHandsOverToNewtonFromTheDualPoint) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Methods, TronMethod, ::testing::Values(PrimalMethod::TrustRegion, PrimalMethod::Cholesky));
+INSTANTIATE_TEST_SUITE_P(Methods, TronPenalisedMethod,
+                         ::testing::Values(PrimalMethod::TrustRegion, PrimalMethod::Cholesky, PrimalMethod::LineSearch));
+
+// Newton-CG along a line from a point far from the optimum (w = 30 x the
+// optimum's direction: margins where the logistic loss is nearly linear, Newton's
+// full step far too long): the line search shortens it, the fit is certified and
+// reaches the trust region's optimum. Without a penalty it is refused (H may be
+// singular: CG could meet a direction of no curvature).
+TEST(Tron, LineSearchNewtonFromAFarStartReachesTheOptimum) {
+  const Dataset data = random_problem({});
+  const SolverParameters p = tight(LossKind::Logistic, PrimalMethod::LineSearch);
+  const Fit reference = fit(data, tight(LossKind::Logistic, PrimalMethod::TrustRegion));
+  SolverState far;
+  far.weights = reference.state.weights;
+  for (double& weight : far.weights) weight *= 30.0;
+  const Fit ours = fit(data, p, far);
+  expect_certified(ours, p.tol);
+  EXPECT_GT(ours.result.history.front().primal, 10.0 * ours.result.history.back().primal);
+  // Both certified, P 1-strongly convex: each within sqrt(2 gap) of w*.
+  EXPECT_LT((as_vector(ours.state.weights) - as_vector(reference.state.weights)).norm(),
+            std::sqrt(2.0 * std::max(ours.result.history.back().gap, 0.0)) +
+                std::sqrt(2.0 * std::max(reference.result.history.back().gap, 0.0)) + 1e-12);
+  EXPECT_LT(ours.result.history.back().gap, 1e-6);  // not vacuous: tol 1e-10 of P
+  SolverParameters none = p;
+  none.penalty = Penalty::None;
+  EXPECT_THROW(make_tron_cpu_solver(none), InvalidArgument);
+}
 
 // Which method auto took, from the passes: a Cholesky iteration makes three (the
 // Hessian matrix, the line's X p, the gradient), a trust-region iteration at

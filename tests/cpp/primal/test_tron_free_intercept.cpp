@@ -181,7 +181,8 @@ INSTANTIATE_TEST_SUITE_P(
     PrimalLosses, TronFreeIntercept,
     ::testing::Combine(::testing::Values(Loss{LossKind::Logistic, 0.0}, Loss{LossKind::SquaredHinge, 0.0},
                                          Loss{LossKind::Squared, 0.0}, Loss{LossKind::Squared, 0.5}),
-                       ::testing::Values(PrimalMethod::TrustRegion, PrimalMethod::Cholesky, PrimalMethod::Lbfgs)),
+                       ::testing::Values(PrimalMethod::TrustRegion, PrimalMethod::Cholesky, PrimalMethod::Lbfgs,
+                                         PrimalMethod::LineSearch)),
     [](const ::testing::TestParamInfo<TronFreeIntercept::ParamType>& info) {
       const Loss loss = std::get<0>(info.param);
       const PrimalMethod method = std::get<1>(info.param);
@@ -191,7 +192,8 @@ INSTANTIATE_TEST_SUITE_P(
                                                                : "Squared";
       return name + (method == PrimalMethod::TrustRegion ? "TrustRegion"
                      : method == PrimalMethod::Cholesky  ? "Cholesky"
-                                                         : "Lbfgs");
+                     : method == PrimalMethod::Lbfgs     ? "Lbfgs"
+                                                         : "LineSearch");
     });
 
 }  // namespace
