@@ -20,12 +20,10 @@ void PrimalNewtonSolver::lbfgs(FitResult& result, std::vector<double>& w, std::v
   detail::LbfgsMemory memory(width, kLbfgsPairs, threads_);
   std::vector<double> p, y(width), step(width);
   while (result.epochs < parameters_.max_epochs) {
-    memory.direction(g, p);
-    double slope = memory.dot(g, p);
+    double slope = memory.direction(g, p);
     if (!(slope < 0.0)) {  // rounding spoilt the approximation: start it again from -g
       memory.forget();
-      memory.direction(g, p);
-      slope = memory.dot(g, p);
+      slope = memory.direction(g, p);
       if (!(slope < 0.0)) break;
     }
     // The first direction is -g, of no natural length: its line starts at 0.

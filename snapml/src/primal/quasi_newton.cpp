@@ -1,6 +1,7 @@
 #include "quasi_newton.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -12,8 +13,8 @@ namespace snapml::detail {
 LbfgsMemory::LbfgsMemory(std::size_t width, int pairs, int threads)
     : threads_(threads),
       pairs_(static_cast<std::size_t>(pairs)),
-      s_(pairs_, std::vector<double>(width)),
-      y_(pairs_, std::vector<double>(width)),
+      s_(pairs_, std::vector<float>(width)),
+      y_(pairs_, std::vector<float>(width)),
       rho_(pairs_, 0.0),
       alpha_(pairs_, 0.0) {}
 
@@ -35,20 +36,21 @@ SNAPML_OMP(parallel for num_threads(threads_for(width, threads)) schedule(static
   return total;
 }
 
-// out = factor * out + scale * x (x may be null; factor 0 overwrites out), then
-// returns next . out (0 when next is null), in one sweep over the entries: the
-// two-loop recursion's update of one pair fused with the next pair's inner product.
-double sweep(std::vector<double>& out, double factor, double scale, const double* x, const double* next,
-             int threads) {
+// out = factor * out + scale * x (factor 0 overwrites out), then returns next .
+// out, in one sweep over the entries: the two-loop recursion's update of one pair
+// fused with the next inner product. x is a kept pair's vector (float); next is
+// one too, or g (double) for the slope.
+template <typename Next>
+double sweep(std::vector<double>& out, double factor, double scale, const float* x, const Next* next, int threads) {
   double* o = out.data();
   return blocked_sum(static_cast<std::int64_t>(out.size()), threads, [&](std::int64_t begin, std::int64_t end) {
-    if (x != nullptr && factor == 0.0)
+    if (factor == 0.0)
       for (std::int64_t j = begin; j < end; ++j) o[j] = scale * x[j];
-    else if (x != nullptr)
+    else
       for (std::int64_t j = begin; j < end; ++j) o[j] = factor * o[j] + scale * x[j];
-    else if (factor != 1.0)
-      for (std::int64_t j = begin; j < end; ++j) o[j] *= factor;
-    return next == nullptr ? 0.0 : interleaved_dot(next, o, begin, end);
+    return interleaved_sums<1>(begin, end, [&](std::int64_t j, double* sum) {
+      sum[0] += static_cast<double>(next[j]) * o[j];
+    })[0];
   });
 }
 
@@ -60,38 +62,77 @@ double LbfgsMemory::dot(const std::vector<double>& a, const std::vector<double>&
 }
 
 bool LbfgsMemory::remember(const std::vector<double>& s, const std::vector<double>& y) {
-  const double sy = dot(s, y);
-  const double yy = dot(y, y);
+  // Rounded into the spare vectors, with s~.y~ and y~.y~ in the same sweep.
+  spare_s_.resize(s.size());
+  spare_y_.resize(y.size());
+  float* kept_s = spare_s_.data();
+  float* kept_y = spare_y_.data();
+  const std::int64_t width = static_cast<std::int64_t>(s.size());
+  std::vector<double> yy_parts(static_cast<std::size_t>((width + kBlock - 1) / kBlock), 0.0);
+  const double sy = blocked_sum(width, threads_, [&](std::int64_t begin, std::int64_t end) {
+    const std::array<double, 2> sums = interleaved_sums<2>(begin, end, [&](std::int64_t j, double* sum) {
+      kept_s[j] = static_cast<float>(s[j]);
+      kept_y[j] = static_cast<float>(y[j]);
+      const double rounded_y = kept_y[j];
+      sum[0] += static_cast<double>(kept_s[j]) * rounded_y;
+      sum[1] += rounded_y * rounded_y;
+    });
+    yy_parts[static_cast<std::size_t>(begin / kBlock)] = sums[1];
+    return sums[0];
+  });
+  double yy = 0.0;
+  for (double part : yy_parts) yy += part;
   if (!(sy > std::numeric_limits<double>::epsilon() * yy)) return false;
   newest_ = count_ == 0 ? 0 : (newest_ + 1) % pairs_;
   count_ = std::min(count_ + 1, pairs_);
-  s_[newest_] = s;
-  y_[newest_] = y;
+  s_[newest_].swap(spare_s_);  // the oldest pair's vectors become the spares
+  y_[newest_].swap(spare_y_);
   rho_[newest_] = 1.0 / sy;
   gamma_ = sy / yy;
   return true;
 }
 
-void LbfgsMemory::direction(const std::vector<double>& g, std::vector<double>& out) {
+double LbfgsMemory::direction(const std::vector<double>& g, std::vector<double>& out) {
   out.resize(g.size());
   const std::size_t n = count_;
   auto slot = [&](std::size_t age) { return (newest_ + pairs_ - age) % pairs_; };
   // q = -g; newest pair first: alpha_i = rho_i s_i.q, q -= alpha_i y_i.
-  double next_dot = sweep(out, 0.0, -1.0, g.data(), n > 0 ? s_[slot(0)].data() : nullptr, threads_);
-  if (n == 0) return;
+  double* o = out.data();
+  const double* gradient = g.data();
+  const auto width = static_cast<std::int64_t>(g.size());
+  if (n == 0)
+    return blocked_sum(width, threads_, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t j = begin; j < end; ++j) o[j] = -gradient[j];
+      return interleaved_dot(gradient, o, begin, end);
+    });
+  const float* newest_s = s_[slot(0)].data();
+  double next_dot = blocked_sum(width, threads_, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t j = begin; j < end; ++j) o[j] = -gradient[j];
+    return interleaved_sums<1>(begin, end, [&](std::int64_t j, double* sum) {
+      sum[0] += static_cast<double>(newest_s[j]) * o[j];
+    })[0];
+  });
+  // The oldest pair's update also scales q to r = gamma q, and sums y_oldest.r
+  // for the second loop's first beta.
   for (std::size_t age = 0; age < n; ++age) {
     const std::size_t i = slot(age);
     alpha_[i] = rho_[i] * next_dot;
-    next_dot = sweep(out, 1.0, -alpha_[i], y_[i].data(), age + 1 < n ? s_[slot(age + 1)].data() : nullptr, threads_);
+    if (age + 1 < n)
+      next_dot = sweep(out, 1.0, -alpha_[i], y_[i].data(), s_[slot(age + 1)].data(), threads_);
+    else
+      next_dot = sweep(out, gamma_, -gamma_ * alpha_[i], y_[i].data(), y_[i].data(), threads_);
   }
-  // r = gamma q; oldest pair first: beta_i = rho_i y_i.r, r += (alpha_i - beta_i) s_i.
-  next_dot = sweep(out, gamma_, 0.0, nullptr, y_[slot(n - 1)].data(), threads_);
+  // Oldest pair first: beta_i = rho_i y_i.r, r += (alpha_i - beta_i) s_i.
   for (std::size_t age = n; age-- > 0;) {
     const std::size_t i = slot(age);
     const double beta = rho_[i] * next_dot;
-    next_dot = sweep(out, 1.0, alpha_[i] - beta, s_[i].data(), age > 0 ? y_[slot(age - 1)].data() : nullptr,
-                     threads_);
+    const double change = alpha_[i] - beta;
+    if (age > 0)
+      next_dot = sweep(out, 1.0, change, s_[i].data(), y_[slot(age - 1)].data(), threads_);
+    else
+      next_dot = sweep(out, 1.0, change, s_[i].data(), gradient, threads_);
   }
+  return next_dot;  // g.out
 }
 
 namespace {

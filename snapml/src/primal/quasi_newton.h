@@ -25,8 +25,26 @@ namespace snapml::detail {
 // ed. 2006), Algorithm 7.4 (the two-loop recursion) with the initial matrix
 // gamma I, gamma = s.y / y.y of the newest pair (their eq. 7.20). Each pair's
 // update is fused with the next pair's inner product (one sweep over the weights
-// each), and inner products are summed in fixed blocks with `threads`: the same
-// bits for any thread count, identical on every rank.
+// each; the last update with g's, the direction's slope), and inner products are
+// summed in fixed blocks with `threads`: the same bits for any thread count,
+// identical on every rank.
+//
+// The pairs are kept in single precision: the recursion streams 2m + 1 sweeps of
+// pairs from memory (a third of a news20 fit's time, as fast with one thread as
+// with two: memory-bound), and floats halve their bytes. The matrix stays the
+// exact L-BFGS matrix of the rounded pairs (s~, y~), rho = 1 / s~.y~ from the
+// rounded values, so it is symmetric positive definite whenever every s~.y~ > 0
+// (the skip rule below tests the rounded pair; one that overflows a float sums
+// to inf or NaN and is refused by the same test) and the direction descends; only
+// the secant equations hold for the rounded pairs instead of the exact ones, a
+// relative change of 2^-24 in curvature estimates that are rough anyway. The
+// iterates, the line search, the gradient and the certificate stay in double.
+//
+// Measured and not kept: the recursion on the coefficients of the basis (s_i,
+// y_i, g) from their inner products (Chen et al., "Large-scale L-BFGS using
+// MapReduce", NIPS 2014), two sweeps a direction instead of 2m + 1; with the
+// newest pair's 4m inner products and g's 2m it was 1.5-2x slower than this
+// recursion on news20's 1.24M weights (docs/benchmarks/primal.md).
 class LbfgsMemory {
  public:
   LbfgsMemory(std::size_t width, int pairs, int threads);
@@ -34,10 +52,12 @@ class LbfgsMemory {
   // Keeps (s, y) unless s.y <= eps y.y (the skip rule of L-BFGS-B: Byrd, Lu,
   // Nocedal & Zhu 1995; a convex objective has s.y >= 0, and a pair along a
   // direction the objective is flat in carries no curvature); the oldest pair
-  // goes when the memory is full. Returns whether it kept the pair.
+  // goes when the memory is full. Returns whether it kept the pair. The pair is
+  // kept in single precision (the class comment says why), its s.y and y.y
+  // summed from the kept values.
   bool remember(const std::vector<double>& s, const std::vector<double>& y);
-  // out = -H g; -g while no pair is kept.
-  void direction(const std::vector<double>& g, std::vector<double>& out);
+  // out = -H g (-g while no pair is kept); returns g.out, summed in the last sweep.
+  double direction(const std::vector<double>& g, std::vector<double>& out);
   // Drops every pair (after a direction that did not descend).
   void forget() { count_ = 0; }
   bool empty() const { return count_ == 0; }
@@ -47,7 +67,8 @@ class LbfgsMemory {
  private:
   int threads_;
   std::size_t pairs_;
-  std::vector<std::vector<double>> s_, y_;
+  std::vector<std::vector<float>> s_, y_;  // rounded to single precision
+  std::vector<float> spare_s_, spare_y_;   // a pair being tested, swapped in when kept
   std::vector<double> rho_;    // 1 / s.y of each pair
   std::vector<double> alpha_;  // the first loop's coefficients
   double gamma_ = 1.0;         // s.y / y.y of the newest pair

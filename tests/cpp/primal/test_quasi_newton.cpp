@@ -7,8 +7,10 @@
 
 #include <Eigen/Dense>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "../../../snapml/src/primal/quasi_newton.h"
@@ -66,13 +68,89 @@ TEST(LbfgsMemory, MeetsTheSecantEquationOfTheNewestPair) {
   std::vector<double> s(width), y(width), out;
   for (int pair = 0; pair < 5; ++pair) {  // more than it keeps: the oldest go
     for (std::size_t j = 0; j < width; ++j) {
-      s[j] = normal(random);
-      y[j] = (1.0 + j) * s[j] + 0.1 * normal(random);  // s.y > 0
+      // Values a float holds exactly: the memory keeps its pairs in single precision.
+      s[j] = static_cast<float>(normal(random));
+      y[j] = static_cast<float>((1.0 + j) * s[j] + 0.1 * normal(random));  // s.y > 0
     }
     ASSERT_TRUE(memory.remember(s, y));
   }
   memory.direction(y, out);
   for (std::size_t j = 0; j < width; ++j) EXPECT_NEAR(out[j], -s[j], 1e-12 * (1.0 + std::fabs(s[j])));
+}
+
+// Nocedal & Wright's Algorithm 7.4 on vectors, the newest pair last in `pairs`.
+std::vector<double> two_loop(const std::vector<std::pair<std::vector<double>, std::vector<double>>>& pairs,
+                             const std::vector<double>& g) {
+  auto dot = [](const std::vector<double>& a, const std::vector<double>& b) {
+    double sum = 0.0;
+    for (std::size_t j = 0; j < a.size(); ++j) sum += a[j] * b[j];
+    return sum;
+  };
+  std::vector<double> q(g.size()), alpha(pairs.size());
+  for (std::size_t j = 0; j < g.size(); ++j) q[j] = -g[j];
+  for (std::size_t i = pairs.size(); i-- > 0;) {
+    const auto& [s, y] = pairs[i];
+    alpha[i] = dot(s, q) / dot(s, y);
+    for (std::size_t j = 0; j < q.size(); ++j) q[j] -= alpha[i] * y[j];
+  }
+  const auto& [s_new, y_new] = pairs.back();
+  const double gamma = dot(s_new, y_new) / dot(y_new, y_new);
+  for (double& v : q) v *= gamma;
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const auto& [s, y] = pairs[i];
+    const double beta = dot(y, q) / dot(s, y);
+    for (std::size_t j = 0; j < q.size(); ++j) q[j] += (alpha[i] - beta) * s[j];
+  }
+  return q;
+}
+
+TEST(LbfgsMemory, FusedSweepsEqualTheTwoLoopRecursionWithAnyThreads) {
+  // The fused sweeps (each update with the next inner product, gamma with the
+  // oldest pair's update, the slope with the last) give Algorithm 7.4's direction
+  // and g.direction up to rounding, after the memory has wrapped and after it was
+  // emptied; and the same bits for 1 and 3 threads (blocks summed in a fixed
+  // order). The width spans several of the sums' blocks.
+  std::mt19937 random(11);
+  std::normal_distribution<double> normal;
+  const std::size_t width = 5000;
+  const int kept = 4;
+  detail::LbfgsMemory one(width, kept, 1), three(width, kept, 3);
+  std::vector<std::pair<std::vector<double>, std::vector<double>>> pairs;
+  std::vector<double> g(width), out_one, out_three, s(width), y(width);
+  for (int step = 0; step < 11; ++step) {
+    if (step == 7) {  // an emptied memory starts again from steepest descent
+      one.forget();
+      three.forget();
+      pairs.clear();
+    }
+    for (std::size_t j = 0; j < width; ++j) {
+      s[j] = normal(random);
+      y[j] = (1.0 + 0.01 * static_cast<double>(j % 97)) * s[j] + 0.3 * normal(random);
+      g[j] = normal(random);
+    }
+    // The recursion on the pairs as kept, rounded to single precision.
+    std::vector<double> rounded_s(width), rounded_y(width);
+    for (std::size_t j = 0; j < width; ++j) {
+      rounded_s[j] = static_cast<float>(s[j]);
+      rounded_y[j] = static_cast<float>(y[j]);
+    }
+    pairs.emplace_back(rounded_s, rounded_y);
+    if (pairs.size() > static_cast<std::size_t>(kept)) pairs.erase(pairs.begin());
+    ASSERT_TRUE(one.remember(s, y));
+    ASSERT_TRUE(three.remember(s, y));
+    const double slope = one.direction(g, out_one);
+    EXPECT_EQ(three.direction(g, out_three), slope);
+    EXPECT_EQ(out_one, out_three);
+    const std::vector<double> expected = two_loop(pairs, g);
+    double scale = 0.0, expected_slope = 0.0;
+    for (std::size_t j = 0; j < width; ++j) {
+      scale = std::max(scale, std::fabs(expected[j]));
+      expected_slope += g[j] * expected[j];
+    }
+    for (std::size_t j = 0; j < width; ++j) ASSERT_NEAR(out_one[j], expected[j], 1e-10 * scale) << step << " " << j;
+    EXPECT_NEAR(slope, expected_slope, 1e-10 * std::fabs(expected_slope));
+    EXPECT_LT(slope, 0.0);
+  }
 }
 
 TEST(LbfgsMemory, SkipsAPairWithoutPositiveCurvature) {
