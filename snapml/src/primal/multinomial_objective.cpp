@@ -56,9 +56,6 @@ constexpr int kCentringSteps = 10;            // Newton steps of one centring at
 // far below any tolerance the certificate is asked for.
 constexpr double kCentred = 1e-13;
 constexpr double kCentringRidge = 1e-14;  // x tr H on the diagonal
-// Loss sums that differ by this relative amount are equal up to their rounding
-// (quasi_newton.cpp's kValueRounding).
-constexpr double kValueRounding = 1e-12;
 
 // x with A x = b for the symmetric n x n matrix A (its lower triangle read,
 // row-major) by Cholesky's factorisation. False where A is not numerically

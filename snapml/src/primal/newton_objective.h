@@ -23,6 +23,12 @@
 
 namespace snapml::detail {
 
+// Relative differences of the objective below this are rounding: its terms are
+// all >= 0, so its rounding is a few thousand ulps of it at most, summed in blocks
+// (ordered_sum). The line search (quasi_newton.cpp) and the multinomial loss's
+// intercept centring (multinomial_objective.cpp) read two values this close as equal.
+inline constexpr double kValueRounding = 1e-12;
+
 // The loss part along the line m + t u of margins (the quasi-Newton line search,
 // quasi_newton.h): its value and first two derivatives in t.
 struct LineValues {

@@ -36,18 +36,15 @@ SNAPML_OMP(parallel for num_threads(threads_for(width, threads)) schedule(static
   return total;
 }
 
-// out = factor * out + scale * x (factor 0 overwrites out), then returns next .
-// out, in one sweep over the entries: the two-loop recursion's update of one pair
-// fused with the next inner product. x is a kept pair's vector (float); next is
-// one too, or g (double) for the slope.
+// out = factor * out + scale * x, then returns next . out, in one sweep over the
+// entries: the two-loop recursion's update of one pair fused with the next inner
+// product. x is a kept pair's vector (float); next is one too, or g (double) for
+// the slope.
 template <typename Next>
 double sweep(std::vector<double>& out, double factor, double scale, const float* x, const Next* next, int threads) {
   double* o = out.data();
   return blocked_sum(static_cast<std::int64_t>(out.size()), threads, [&](std::int64_t begin, std::int64_t end) {
-    if (factor == 0.0)
-      for (std::int64_t j = begin; j < end; ++j) o[j] = scale * x[j];
-    else
-      for (std::int64_t j = begin; j < end; ++j) o[j] = factor * o[j] + scale * x[j];
+    for (std::int64_t j = begin; j < end; ++j) o[j] = factor * o[j] + scale * x[j];
     return interleaved_sums<1>(begin, end, [&](std::int64_t j, double* sum) {
       sum[0] += static_cast<double>(next[j]) * o[j];
     })[0];
@@ -82,7 +79,8 @@ bool LbfgsMemory::remember(const std::vector<double>& s, const std::vector<doubl
   });
   double yy = 0.0;
   for (double part : yy_parts) yy += part;
-  if (!(sy > std::numeric_limits<double>::epsilon() * yy)) return false;
+  // A pair that overflows a float sums to inf or NaN: refused with the rest.
+  if (!(sy > std::numeric_limits<double>::epsilon() * yy) || !std::isfinite(sy) || !std::isfinite(yy)) return false;
   newest_ = count_ == 0 ? 0 : (newest_ + 1) % pairs_;
   count_ = std::min(count_ + 1, pairs_);
   s_[newest_].swap(spare_s_);  // the oldest pair's vectors become the spares
@@ -139,9 +137,6 @@ namespace {
 constexpr double kArmijo = 1e-4;         // sufficient decrease
 constexpr double kSlopeTolerance = 0.01;  // |phi'(t)| <= this x |phi'(0)|: the line's minimum, near enough
 constexpr int kLineEvaluations = 20;
-// Relative differences of f below this are rounding: f's terms are all >= 0, so
-// its rounding is a few thousand ulps of f at most, summed in blocks (ordered_sum).
-constexpr double kValueRounding = 1e-12;
 }  // namespace
 
 LineStep minimise_along_line(const LineFunction& phi, double value0, double slope0, double start) {

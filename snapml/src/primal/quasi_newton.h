@@ -34,8 +34,8 @@ namespace snapml::detail {
 // with two: memory-bound), and floats halve their bytes. The matrix stays the
 // exact L-BFGS matrix of the rounded pairs (s~, y~), rho = 1 / s~.y~ from the
 // rounded values, so it is symmetric positive definite whenever every s~.y~ > 0
-// (the skip rule below tests the rounded pair; one that overflows a float sums
-// to inf or NaN and is refused by the same test) and the direction descends; only
+// (the skip rule below tests the rounded pair, and refuses one that overflows a
+// float, whose sums are inf or NaN) and the direction descends; only
 // the secant equations hold for the rounded pairs instead of the exact ones, a
 // relative change of 2^-24 in curvature estimates that are rough anyway. The
 // iterates, the line search, the gradient and the certificate stay in double.

@@ -160,6 +160,12 @@ TEST(LbfgsMemory, SkipsAPairWithoutPositiveCurvature) {
   std::vector<double> out;
   memory.direction({3.0, -4.0}, out);  // no pair: steepest descent
   EXPECT_EQ(out, (std::vector<double>{-3.0, 4.0}));
+  // A pair past a float's range rounds to inf: s.y = inf passes the curvature
+  // test alone, and rho = 0, gamma = inf would spoil every direction.
+  EXPECT_FALSE(memory.remember({1e39, 1.0}, {1.0, 1.0}));
+  EXPECT_FALSE(memory.remember({1.0, 1.0}, {1e39, 1.0}));
+  EXPECT_TRUE(memory.empty());
+  EXPECT_TRUE(memory.remember({1.0, 1.0}, {1.0, 2.0}));
 }
 
 SolverParameters primal(LossKind loss, PrimalMethod method) {
