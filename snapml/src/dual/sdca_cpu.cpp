@@ -231,10 +231,10 @@ SNAPML_OMP(parallel num_threads(team))
       own.local_weights = copy.weights();
       own.prefetched_weights = nullptr;  // a small w stays in cache (prefetch.h)
       own.hot = nullptr;
+      const std::int64_t publish_rows = detail::ThreadCopies::publish_rows(team);
       update_in_blocks(n, own, total, [&](std::int64_t begin, std::int64_t end, ThreadPass& pass) {
-        for (std::int64_t first = begin; first < end; first += detail::ThreadCopies::kPublishRows) {
-          update_resident_rows<Loss, false>(loss, rows, order, n, first,
-                                            std::min(end, first + detail::ThreadCopies::kPublishRows),
+        for (std::int64_t first = begin; first < end; first += publish_rows) {
+          update_resident_rows<Loss, false>(loss, rows, order, n, first, std::min(end, first + publish_rows),
                                             alpha_.data(), squared_norms_.data(), own, pass, left_out);
           copy.publish(base);
         }

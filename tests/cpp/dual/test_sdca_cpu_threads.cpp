@@ -207,7 +207,7 @@ TEST(SdcaCpu, AutoTakesReplicasOnlyForASkewedProblemPastTheCopies) {
   // A w past the copies' size takes replicas (news20 binary's 62k weights, the
   // click log hashed to 2^12 columns); one the copies serve keeps them (a9a).
   p = click_log;
-  const std::int64_t copies_limit = detail::ThreadCopies::kMaxEntries / 2;  // weights, two threads
+  const auto copies_limit = static_cast<std::int64_t>(detail::ThreadCopies::max_weights(2));  // weights, two threads
   p.n_features = copies_limit - 1;  // n_features + 1 weights: the copies serve
   EXPECT_FALSE(use_replicas(ThreadUpdates::Auto, 2, p));
   EXPECT_TRUE(use_replicas(ThreadUpdates::Replicas, 2, p));

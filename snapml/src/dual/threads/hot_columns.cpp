@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "../../common/omp_threads.h"
+#include "team_staleness.h"
 
 namespace snapml::detail {
 
@@ -88,7 +89,7 @@ std::vector<std::uint32_t> ColumnCounter::take() {
 }
 
 void HotColumns::set_team(int threads) {
-  flush_rows_ = std::clamp(kTeamFlushRows / std::max(threads, 1), kMinFlushRows, PendingUpdates::kFlushRows);
+  flush_rows_ = rows_between_publications(threads, PendingUpdates::kFlushRows);
 }
 
 }  // namespace snapml::detail

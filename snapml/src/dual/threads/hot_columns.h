@@ -38,14 +38,8 @@ class HotColumns {
   std::size_t size() const { return columns_.size(); }
   std::int32_t column(std::size_t slot) const { return columns_[slot]; }
   // Rows whose step changed w between two flushes of a thread's pending changes:
-  // kTeamFlushRows / threads, within [kMinFlushRows, PendingUpdates::kFlushRows].
-  // Another thread reads a hot weight up to the other threads' pending rows late,
-  // (T - 1) x flush rows in all: with 64 rows each, w8a's epochs to 1e-4 went from
-  // 22 (one thread) to 23-29 at 16 threads; a constant total keeps PASSCoDe's
-  // staleness at two threads' whatever the team (docs/benchmarks/threads.md,
-  // "Epochs against threads").
-  static constexpr int kTeamFlushRows = 128;
-  static constexpr int kMinFlushRows = 8;
+  // team_staleness.h's rows_between_publications, at most PendingUpdates::kFlushRows
+  // (another thread reads a hot weight up to the other threads' pending rows late).
   void set_team(int threads);
   int flush_rows() const { return flush_rows_; }
 

@@ -19,6 +19,25 @@ TEST(ThreadCopies, ServeOnlyAFewWeightsPerThread) {
   EXPECT_FALSE(ThreadCopies::fits(1000, 8));
 }
 
+// The rows another thread's steps may be behind, (T - 1) x publish_rows(T), stay
+// near two threads' whatever the team (team_staleness.h): with 64 rows each, a9a's
+// copies at 16 threads on a 16-core machine ran 1,000 epochs without converging.
+// The publications' reads stay bounded too, so the copies serve fewer weights as
+// the team grows: a9a's 124 up to 8 threads, not at 16 (the shared w then).
+TEST(ThreadCopies, StalenessAndReadsStayBoundedAsTheTeamGrows) {
+  EXPECT_EQ(ThreadCopies::publish_rows(2), 64);
+  for (int threads = 2; threads <= 16; ++threads) {
+    SCOPED_TRACE(threads);
+    EXPECT_LE((threads - 1) * ThreadCopies::publish_rows(threads), snapml::detail::kTeamStaleRows);
+    const auto weights = static_cast<std::int64_t>(ThreadCopies::max_weights(threads));
+    EXPECT_LE(weights * threads, ThreadCopies::kMaxReadsPerRow * ThreadCopies::publish_rows(threads));
+  }
+  EXPECT_TRUE(ThreadCopies::fits(124, 8));
+  EXPECT_FALSE(ThreadCopies::fits(124, 16));
+  EXPECT_TRUE(ThreadCopies::fits(301, 4));   // w8a up to four threads
+  EXPECT_FALSE(ThreadCopies::fits(301, 8));
+}
+
 TEST(ThreadCopies, ACopySeesEveryPublishedChangeAndTheFoldAddsThemOnce) {
   std::vector<double> base = {1.0, 2.0, 3.0};
   ThreadCopies copies(base.size(), 2);
