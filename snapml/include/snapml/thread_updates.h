@@ -36,15 +36,18 @@ ThreadUpdates thread_updates_from_name(const std::string& name);
 
 // Auto takes replicas where the shared w was measured to lose and the replicas to
 // win (docs/benchmarks/threads.md, "Shared or replicas" and "A mid-sized w"; two
-// threads, logistic regression). A replica epoch was faster than a shared one on
-// every set (1.2x to 3x), but the fit needed up to 1.5 times the epochs (each
-// step shortened by sigma'); the shared w lost wherever its columns are skewed
-// and w is past the copies' size: every column in a few per cent of the rows and
-// not among the hot ones is written by both threads with atomic adds, its cache
-// line moving between the cores (news20 binary, 62k weights, 1,518 columns in 1 %
-// of the rows or more: two threads 0.55x one thread shared, 1.32x on replicas;
-// the click log hashed to 2^12 to 2^20 columns: shared 0.81-0.93x, replicas
-// 1.16-1.34x). So all of:
+// threads, logistic regression), and wherever more than two threads would share
+// a skewed w.
+//
+// Two threads: a replica epoch was faster than a shared one on every set (1.2x to
+// 3x), but the fit needed up to 1.5 times the epochs (each step shortened by
+// sigma'); the shared w lost wherever its columns are skewed and w is past the
+// copies' size: every column in a few per cent of the rows and not among the hot
+// ones is written by both threads with atomic adds, its cache line moving between
+// the cores (news20 binary, 62k weights, 1,518 columns in 1 % of the rows or
+// more: two threads 0.55x one thread shared, 1.32x on replicas; the click log
+// hashed to 2^12 to 2^20 columns: shared 0.81-0.93x, replicas 1.16-1.34x). So
+// at two threads, all of:
 //  - a w the per-thread copies do not serve (ThreadCopies::fits,
 //    snapml/src/dual/threads/thread_copies.h: a few hundred weights, every column
 //    hot; a9a, w8a, mushrooms were even or better there);
@@ -58,17 +61,23 @@ ThreadUpdates thread_updates_from_name(const std::string& name);
 //    21k-row click log, 2.8 non-zeros per weight of two copies: replicas 1.2x the
 //    shared w's speed);
 //  - a fit that does not shrink (hinge and squared hinge, whose shrunk epochs
-//    visit few rows, gain more from shrinking);
-//  - at most kReplicaMaxThreads threads. CoCoA+'s sigma' follows the measured
-//    overlap rho of the threads' changes, which grows with their number (in
-//    [1, K]), and every step is shortened by it: on the 2M-row click log (16
-//    cores, -c 0.1 -e 1e-4) replicas needed 26, 35 and 55 epochs at 4, 8 and 16
-//    threads where one thread needed 11 (device run of 2026-11-26), the shared w
-//    11 at 16 threads (2 cores, oversubscribed: docs/benchmarks/threads.md,
-//    "Epochs against threads"). PASSCoDe's epochs stay near serial while the
-//    conflicts are few (Hsieh, Yu & Dhillon 2015), and the hot columns' pending
-//    changes keep them few.
-inline constexpr int kReplicaMaxThreads = 2;
+//    visit few rows, gain more from shrinking).
+// More than kSharedSkewedMaxThreads threads: replicas for any skewed w whose
+// copies the epoch affords (the third rule), shrinking or not. PASSCoDe's steps
+// read w up to the other threads' pending rows late, and a column in many rows
+// then takes that many stale exact steps at once (the ESO factor 1 + (tau - 1)
+// (n_j - 1) / (n - 1) of Richtarik & Takac 2016 that the GPU's hot columns bound,
+// docs/gpu.md): on a 16-core machine a9a's shared w (hot columns flushed every 32
+// or 8 rows) and its per-thread copies (every 32 rows) kept the relative gap
+// near 1 for 1,000 epochs at 4, 8 and 16 unpinned threads, converging at two
+// (device run of 2026-11-27, docs/benchmarks/threads.md, "16 cores"). CoCoA+'s
+// merge keeps the dual from falling whatever the team (Lemma 3); its sigma'
+// follows the measured overlap of the threads' changes, so its epochs grow with
+// the team instead (the 2M-row click log: 11 epochs on one thread, 21-26, 35 and
+// 55 on 4, 8 and 16 replicas). Where the copies do not fit the epoch, the threads
+// share w and the divergence guard halves the team if the gap stalls
+// (divergence_guard.h).
+inline constexpr int kSharedSkewedMaxThreads = 2;
 inline constexpr std::int64_t kReplicaNnzPerWeight = 2;
 
 // Replicas merge twice an epoch (one rank, rows in memory): the epoch's

@@ -167,12 +167,15 @@ FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, in
     if (!diverged.empty()) {
       double cannot = backend.reduce_concurrency() ? 0.0 : 1.0;
       communicator.allreduce_sum(&cannot, 1);
-      if (cannot > 0.0)
+      if (cannot > 0.0 && !guard.stalled())
         throw FitDiverged("the dual coordinate ascent fit diverged after " + std::to_string(result.epochs) +
                           " epochs: " + diverged + "; no model is returned. " + capitalised(backend.divergence_remedy()));
-      ++result.concurrency_reductions;
-      result.history.back().concurrency_reduced = true;
-      guard.reset();
+      // A stall where some rank has nothing left to lower: a slow fit goes on.
+      if (cannot == 0.0) {
+        ++result.concurrency_reductions;
+        result.history.back().concurrency_reduced = true;
+        guard.reset();
+      }
     }
     if (result.epochs >= parameters.max_epochs) break;
     if (on_average) backend.swap_average();  // the iterate goes on

@@ -12,6 +12,8 @@ std::string DivergenceGuard::check(const Objectives& objectives) {
     return "the objectives are not finite (primal " + number_text(objectives.primal) + ", dual " +
            number_text(objectives.dual) + ")";
   std::string verdict;
+  stalled_ = false;
+  ++certificates_;
   if (seen_) {
     const double rounding = kRoundingShare * std::max(std::fabs(objectives.primal), std::fabs(objectives.dual));
     const double fall = last_dual_ - objectives.dual;
@@ -24,8 +26,14 @@ std::string DivergenceGuard::check(const Objectives& objectives) {
                 " and stayed above " + number_text(kGapGrowth) + " times its smallest value for " +
                 std::to_string(kGrowthWindow) + " certificates";
     best_gap_ = std::min(best_gap_, objectives.gap);
+    if (verdict.empty() && watch_gap_ && certificates_ == kStallWindow + 1 && best_gap_ > kStallShare * first_gap_) {
+      verdict = "the duality gap stayed at " + number_text(best_gap_) + " or above for " +
+                std::to_string(kStallWindow) + " certificates after its first, " + number_text(first_gap_);
+      stalled_ = true;
+    }
   } else {
     best_gap_ = objectives.gap;
+    first_gap_ = objectives.gap;
   }
   seen_ = true;
   last_dual_ = objectives.dual;

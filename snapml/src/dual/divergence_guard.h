@@ -19,7 +19,17 @@
 //     dual stalls). Not for a non-smooth loss (the hinge): its last iterate's
 //     primal wanders around the optimum by design (cocoa_round.h, IterateAverage;
 //     scikit-learn's class-weight check saw a9a-sized swings of 40x at C = 1e3),
-//     so only its dual, which exact steps never lower, is read.
+//     so only its dual, which exact steps never lower, is read;
+//   - for a smooth loss, the gap has not halved in the kStallWindow certificates
+//     after the first: coordinate ascent's early epochs take the gap down fastest
+//     (a9a's first five certificates, one thread: 0.74 to 0.08 relative), and
+//     stale steps that cancel each other do not move it. On a 16-core machine
+//     PASSCoDe threads on a9a (shared w, 4 to 16 unpinned threads) kept the
+//     relative gap at 0.94-0.99 for 1,000 epochs, the dual wandering between 760
+//     and 2,050 (the optimum's about 10,400): never a fall of half the gap, never
+//     ten times the best gap (device run of 2026-11-27, docs/benchmarks/threads.md).
+//     A stall only asks for less concurrency (stalled()): with nothing to lower
+//     the fit goes on, a slow fit is not a diverged one.
 // The solver then asks its backend to reduce its concurrency (RoundBackend::
 // reduce_concurrency: the GPU halves its rows in flight) and goes on from the
 // current point, which is feasible (w = w(alpha) holds under atomic updates), or,
@@ -38,6 +48,8 @@ class DivergenceGuard {
   static constexpr double kRoundingShare = 1e-9;
   static constexpr double kGapGrowth = 10.0;
   static constexpr int kGrowthWindow = 5;
+  static constexpr int kStallWindow = 5;
+  static constexpr double kStallShare = 0.5;
 
   // `watch_gap`: whether the gap's growth counts (smooth losses).
   explicit DivergenceGuard(bool watch_gap = true) : watch_gap_(watch_gap) {}
@@ -48,6 +60,8 @@ class DivergenceGuard {
   // Forgets the certificates seen: the next one starts a new history (after the
   // backend changed how it steps).
   void reset() { *this = DivergenceGuard(watch_gap_); }
+  // Whether the last verdict was the stall rule's, which fails no fit.
+  bool stalled() const { return stalled_; }
 
  private:
   bool watch_gap_;
@@ -56,6 +70,9 @@ class DivergenceGuard {
   double last_gap_ = 0.0;
   double best_gap_ = 0.0;
   int above_best_ = 0;  // certificates in a row with gap > kGapGrowth * best gap
+  double first_gap_ = 0.0;
+  int certificates_ = 0;
+  bool stalled_ = false;
 };
 
 }  // namespace snapml::detail

@@ -48,6 +48,36 @@ TEST(DivergenceGuard, AGapThatStaysFarAboveItsBestForAWindowIsDivergence) {
   EXPECT_NE(verdict.find("duality gap rose from 1 to 30"), std::string::npos) << verdict;
 }
 
+// The device's a9a at 16 unpinned PASSCoDe threads (shared w): the relative gap
+// 0.94-0.99 for 1,000 epochs, the dual never falling by half the gap nor the gap
+// rising tenfold (--history, device run of 2026-11-27). Its first six
+// certificates: a stall, which asks for fewer threads but fails no fit.
+TEST(DivergenceGuard, AGapThatDoesNotHalveAfterTheFirstCertificateIsAStall) {
+  const double history[][2] = {{40065.24, 1602.68}, {54444.32, 759.79}, {30900.86, 1850.05},
+                               {33089.77, 1728.47}, {68109.06, 2033.88}, {32852.88, 2050.73}};
+  detail::DivergenceGuard guard;
+  std::string verdict;
+  for (const auto& h : history) {
+    EXPECT_EQ(verdict, "") << "before the window ended";
+    verdict = guard.check(at(h[0], h[1]));
+  }
+  EXPECT_NE(verdict.find("stayed at"), std::string::npos) << verdict;
+  EXPECT_TRUE(guard.stalled());
+  // A gap that halves within the window is no stall (a9a, one thread: 0.74 to 0.08
+  // relative in five certificates), nor is one that halves only at its last.
+  detail::DivergenceGuard healthy;
+  for (int k = 0; k <= detail::DivergenceGuard::kStallWindow; ++k) {
+    const double gap = k < detail::DivergenceGuard::kStallWindow ? 100.0 - k : 49.0;
+    EXPECT_EQ(healthy.check(at(1000.0 + gap, 1000.0)), "") << k;
+  }
+  EXPECT_FALSE(healthy.stalled());
+  // The rule reads one window: a later slow stretch is not a stall.
+  for (int k = 0; k < 3 * detail::DivergenceGuard::kStallWindow; ++k) EXPECT_EQ(healthy.check(at(1049.0, 1000.0)), "");
+  // Nor does a non-smooth loss's stall count (its primal wanders by design).
+  detail::DivergenceGuard hinge(false);
+  for (const auto& h : history) EXPECT_EQ(hinge.check(at(h[0], std::max(h[1], 2100.0))), "");
+}
+
 TEST(DivergenceGuard, ANonSmoothLossesWanderingGapIsNotDivergence) {
   detail::DivergenceGuard guard(false);  // the hinge: its last iterate's primal wanders
   EXPECT_EQ(guard.check(at(11.0, 10.0)), "");
@@ -81,6 +111,7 @@ class DivergingBackend final : public RoundBackend {
   int epochs_run = 0;
   int epochs_since_reduction = 0;
   bool diverging = false;
+  bool stalls = false;  // before any reduction: a gap that stays put (the device's a9a)
 
   std::int64_t n_rows() const override { return 10; }
   std::size_t weight_count() const override { return 2; }
@@ -97,7 +128,10 @@ class DivergingBackend final : public RoundBackend {
     ObjectiveSums sums;
     const bool calm = reductions > 0 || next_epoch <= good_epochs;
     const double e = reductions > 0 ? epochs_since_reduction : next_epoch;
-    if (calm) {
+    if (stalls && reductions == 0) {
+      sums.loss = 20.0 + (next_epoch % 2);
+      sums.dual = 10.0 - 0.1 * (next_epoch % 3);
+    } else if (calm) {
       sums.loss = 10.0 + 1.0 / e;
       sums.dual = 10.0 - 1.0 / e;
     } else {  // the dual falls and the primal runs away
@@ -172,6 +206,30 @@ TEST(DivergenceGuard, AFitThatRunsOutOfEpochsWhileConvergingReturnsUnconverged) 
   EXPECT_FALSE(result.converged);
   EXPECT_EQ(result.epochs, 20);
   EXPECT_EQ(result.concurrency_reductions, 0);
+}
+
+// A stall asks the backend for less concurrency; where it has some, the fit
+// recovers and records it; where it has none, the fit goes on (a slow fit is no
+// diverged one) and ends unconverged at max_epochs, never with FitDiverged.
+TEST(DivergenceGuard, AStallLowersConcurrencyWhereThereIsSomeAndFailsNothing) {
+  SolverParameters parameters;
+  parameters.tol = 1e-2;
+  parameters.max_epochs = 200;
+  LocalCommunicator local;
+  DivergingBackend backend;
+  backend.stalls = true;
+  backend.reductions_allowed = 1;
+  const FitResult recovered = run_cocoa_rounds(backend, local, 1, parameters, std::chrono::steady_clock::now());
+  EXPECT_TRUE(recovered.converged);
+  EXPECT_EQ(recovered.concurrency_reductions, 1);
+
+  DivergingBackend alone;  // one thread: nothing to lower
+  alone.stalls = true;
+  parameters.max_epochs = 40;
+  const FitResult slow = run_cocoa_rounds(alone, local, 1, parameters, std::chrono::steady_clock::now());
+  EXPECT_FALSE(slow.converged);
+  EXPECT_EQ(slow.epochs, 40);
+  EXPECT_EQ(slow.concurrency_reductions, 0);
 }
 
 }  // namespace

@@ -186,16 +186,29 @@ TEST(SdcaCpu, AutoTakesReplicasOnlyForASkewedProblemPastTheCopies) {
   EXPECT_FALSE(use_replicas(ThreadUpdates::Auto, 1, click_log));
   EXPECT_FALSE(use_replicas(ThreadUpdates::Replicas, 1, click_log));
   EXPECT_FALSE(use_replicas(ThreadUpdates::Shared, 2, click_log));
-  // 8 threads: 8 x 1,048,616 x 4 non-zeros needed, more than the epoch has.
-  EXPECT_FALSE(use_replicas(ThreadUpdates::Auto, 8, click_log));
-  // More than kReplicaMaxThreads threads share w however large the epoch (the
-  // replicas' epochs grow with their number).
+  // 16 threads: 16 x 1,048,616 x 2 non-zeros needed, more than the epoch has: the
+  // shared w (the divergence guard halves the team if its gap stalls).
+  EXPECT_FALSE(use_replicas(ThreadUpdates::Auto, 16, click_log));
+  // More than kSharedSkewedMaxThreads threads take replicas for a skewed w the
+  // epoch affords, whatever its size or shrinking: stale PASSCoDe steps kept a9a's
+  // gap near 1 on 16 cores at 4 to 16 threads (thread_updates.h).
   ReplicaProblem large = click_log;
   large.epoch_nnz *= 64;
-  EXPECT_TRUE(use_replicas(ThreadUpdates::Auto, kReplicaMaxThreads, large));
-  EXPECT_FALSE(use_replicas(ThreadUpdates::Auto, kReplicaMaxThreads + 1, large));
-  EXPECT_FALSE(use_replicas(ThreadUpdates::Auto, 16, large));
+  EXPECT_TRUE(use_replicas(ThreadUpdates::Auto, kSharedSkewedMaxThreads, large));
+  EXPECT_TRUE(use_replicas(ThreadUpdates::Auto, kSharedSkewedMaxThreads + 1, large));
+  EXPECT_TRUE(use_replicas(ThreadUpdates::Auto, 16, large));
   EXPECT_TRUE(use_replicas(ThreadUpdates::Replicas, 16, large));
+  EXPECT_FALSE(use_replicas(ThreadUpdates::Shared, 16, large));
+  ReplicaProblem a9a;  // 451,592 non-zeros, 123 features, one-hot columns
+  a9a.epoch_nnz = 451592;
+  a9a.n_features = 123;
+  a9a.skewed_columns = true;
+  a9a.shrinks = true;  // the hinge
+  EXPECT_FALSE(use_replicas(ThreadUpdates::Auto, 2, a9a));  // the copies serve two threads
+  EXPECT_TRUE(use_replicas(ThreadUpdates::Auto, 4, a9a));
+  EXPECT_TRUE(use_replicas(ThreadUpdates::Auto, 16, a9a));
+  a9a.skewed_columns = false;  // uniform columns: PASSCoDe's conflicts are few
+  EXPECT_FALSE(use_replicas(ThreadUpdates::Auto, 16, a9a));
   ReplicaProblem p = click_log;
   p.skewed_columns = false;  // uniform columns
   EXPECT_FALSE(use_replicas(ThreadUpdates::Auto, 2, p));

@@ -38,9 +38,10 @@ bool use_replicas(ThreadUpdates updates, int threads, const ReplicaProblem& prob
   const std::int64_t weights = problem.n_features + 1;
   // Divided rather than multiplied: threads x weights may exceed 2^63 / 4 for a
   // wide problem, the epoch's non-zeros never do.
-  return threads <= kReplicaMaxThreads && !problem.shrinks && problem.skewed_columns &&
-         !detail::ThreadCopies::fits(static_cast<std::size_t>(weights), threads) &&
-         problem.epoch_nnz / kReplicaNnzPerWeight / threads >= weights;
+  const bool affordable = problem.epoch_nnz / kReplicaNnzPerWeight / threads >= weights;
+  if (threads > kSharedSkewedMaxThreads) return problem.skewed_columns && affordable;
+  return !problem.shrinks && problem.skewed_columns &&
+         !detail::ThreadCopies::fits(static_cast<std::size_t>(weights), threads) && affordable;
 }
 
 bool reduce_shared_threads(int& threads, bool replicas) {
