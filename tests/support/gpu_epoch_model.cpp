@@ -17,6 +17,7 @@
 #include "snapml/impl/dual_start.h"
 #include "snapml/error.h"
 #include "snapml/impl/objectives.h"
+#include "snapml/impl/warm_start_certificate.h"
 
 namespace snapml::testing {
 
@@ -373,6 +374,11 @@ FitResult fit_gpu_model(const Dataset& data, const SolverParameters& parameters,
                         SolverState& state) {
   last_gpu_model_stats = {};
   const auto started = std::chrono::steady_clock::now();
+  {  // a resumed optimum, as SdcaGpuSolver::fit (warm_start_certificate.h)
+    InMemorySource source(data);
+    LocalCommunicator local;
+    if (auto resumed = resumed_optimum(source, local, parameters, data.n_features(), state, 1, started)) return *resumed;
+  }
   HostOps ops(data, parameters, options, state);
   // The shipped kernel stepped on the hinge itself.
   cuda::dual::ScheduleSettings settings = options.settings;

@@ -45,6 +45,7 @@
 #include "snapml/cuda/stream_plan.h"
 #include "snapml/error.h"
 #include "snapml/impl/objectives.h"
+#include "snapml/impl/warm_start_certificate.h"
 
 namespace snapml::cuda {
 namespace {
@@ -395,6 +396,10 @@ void SdcaGpuSolver::initialise(SolverState& state, Communicator& communicator) {
 FitResult SdcaGpuSolver::fit(ChunkSource& source, Communicator& communicator, SolverState& state) {
   const auto started = std::chrono::steady_clock::now();
   prepare(source, communicator);
+  // A resumed optimum ends here (warm_start_certificate.h): the epoch is no fixed
+  // point at the optimum, and alpha alone does not certify it.
+  if (auto resumed = resumed_optimum(source, communicator, parameters_, n_features_, state, parameters_.threads, started))
+    return *resumed;
   initialise(state, communicator);
   dual::DeviceOps ops(workers_, parameters_, communicator, hot_, n_features_, total_workers_, weights_);
   dual::HybridBackend<dual::DeviceOps> backend(ops, parameters_);

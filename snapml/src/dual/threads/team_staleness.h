@@ -7,10 +7,11 @@
 // them up to (T - 1) x that many rows late: PASSCoDe's bounded staleness (Hsieh,
 // Yu & Dhillon, ICML 2015), whose guarantee needs the delay bounded. With a fixed
 // 64 rows the delay grew with the team: w8a's epochs to 1e-4 went from 22 (one
-// thread) to 23-29 at 16 threads, and on a 16-core machine a9a's copies (15 x 64
-// rows behind) ran its 1,000 epochs without converging (device run of
-// 2026-11-27, docs/benchmarks/threads.md). A constant total, two threads' 128
-// rows, keeps the staleness of two threads for any team.
+// thread) to 23-29 at 16 threads. A constant total, two threads' 128 rows, keeps
+// the staleness of two threads for any team. It does not make many threads safe
+// on columns in most rows: on a 16-core machine a9a's copies stalled at 4 threads
+// with 32 rows as with 64 (device run of 2026-11-27), hence replicas past two
+// threads for such data (snapml/thread_updates.h).
 #pragma once
 
 #include <algorithm>
