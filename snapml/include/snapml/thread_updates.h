@@ -69,7 +69,8 @@ ThreadUpdates thread_updates_from_name(const std::string& name);
 // (n_j - 1) / (n - 1) of Richtarik & Takac 2016 that the GPU's hot columns bound,
 // docs/gpu.md): on a 16-core machine a9a's shared w (hot columns flushed every 32
 // or 8 rows) and its per-thread copies (every 32 rows) kept the relative gap
-// near 1 for 1,000 epochs at 4, 8 and 16 unpinned threads, converging at two
+// near 1 at 4, 8 and 16 threads each on its own core (60 epochs; 1,000 at 16),
+// converging at two
 // (device run of 2026-11-27, docs/benchmarks/threads.md, "16 cores"). CoCoA+'s
 // merge keeps the dual from falling whatever the team (Lemma 3); its sigma'
 // follows the measured overlap of the threads' changes, so its epochs grow with
