@@ -45,7 +45,11 @@ Dataset gather(const Dataset& data, const std::vector<RowRef>& all_rows, const s
 // on the device (solver_factory.h), so each fold uploads once for the whole path.
 // The host keeps every fold's training rows meanwhile ((k - 1) times the data).
 struct KeptFold {
-  Dataset training;
+  // Held by pointer: the source refers to these rows, which must stay put while
+  // the vector of folds grows (held by value, the second C's fits read the first
+  // folds' rows where a reallocation had moved them from: a crash of every
+  // `snap-train -C --gpu`, seen on the device run of 2026-11-27).
+  std::unique_ptr<Dataset> training;
   std::unique_ptr<InMemorySource> source;
 };
 
@@ -113,8 +117,8 @@ std::vector<double> fold_predictions(const Dataset& data, const TrainParameters&
     if (kept) {  // the same source every C: the session's rows on the device serve them all
       if (kept->size() <= static_cast<std::size_t>(fold)) {
         KeptFold& made = kept->emplace_back();
-        made.training = gather(data, all_rows, training);
-        made.source = std::make_unique<InMemorySource>(made.training);
+        made.training = std::make_unique<Dataset>(gather(data, all_rows, training));
+        made.source = std::make_unique<InMemorySource>(*made.training);
       }
       LocalCommunicator local;
       model = train(*(*kept)[static_cast<std::size_t>(fold)].source, local, fold_parameters).model;

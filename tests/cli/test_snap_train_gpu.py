@@ -1,11 +1,14 @@
 """snap-train's GPU options on any machine: --gpu trains on a GPU or fails clearly
 (exit 1, nothing saved), --max-gpu-memory, and the CPU tools' independence of the
-CUDA libraries (the GPU backend is a plugin). Run by ctest as cli.snap_train.gpu
-and cli.snap_train.gpu_plugin."""
+CUDA libraries (the GPU backend is a plugin). Run by ctest as cli.snap_train.gpu,
+cli.snap_train.gpu_plugin, and cli.snap_train.gpu_find_C (registered by
+tests/gpu: over the emulated CUDA runtime's plugin, SNAPML_GPU_BACKEND)."""
 
 import os
 import re
 import shutil
+
+import pytest
 
 from conftest import check, dataset, expect_exit, run, snap, tool_path
 
@@ -64,3 +67,22 @@ def test_gpu_plugin(scratch):
           f"--gpu without its plugin does not say where it looked: {result.stderr!r}")
     check(not os.path.exists(model), "a failed --gpu run saved a model")
 
+
+
+def test_gpu_find_C(scratch):
+    """`-C --gpu` searches C on the GPU, each fold's rows uploaded once for the whole
+    path: every C's line and the CPU search's best C. Every search crashed at its
+    second C (the kept folds' rows moved as their vector grew; device run of
+    2026-11-27). Over the emulated runtime here, a GPU where there is one."""
+    if not os.environ.get("SNAPML_GPU_BACKEND"):
+        pytest.skip("no GPU plugin named (ctest names the emulated one where CUDA was found)")
+    heart = dataset("heart_scale")
+    gpu = snap("train", "-s", "0", "-C", "--gpu", "-n", "1", heart)
+    check(gpu.returncode == 0, f"-C --gpu: exit {gpu.returncode}: {gpu.stderr}")
+    cpu = snap("train", "-s", "0", "-C", "-n", "1", heart)
+    check(cpu.returncode == 0, f"-C: exit {cpu.returncode}: {cpu.stderr}")
+    lines = [re.findall(r"log2c=\s*(\S+)", r.stdout) for r in (gpu, cpu)]
+    check(len(lines[0]) > 2 and lines[0] == lines[1], f"the Cs tried differ: GPU {lines[0]}, CPU {lines[1]}")
+    best = [re.search(r"Best C = (\S+)", r.stdout) for r in (gpu, cpu)]
+    check(best[0] and best[1] and best[0].group(1) == best[1].group(1),
+          f"best C: GPU {gpu.stdout[-200:]!r}, CPU {cpu.stdout[-200:]!r}")
