@@ -154,6 +154,14 @@ run() {
       timeout "$(left 120)" python3 -m pytest -q -p no:cacheprovider "$ROOT/tests/python/gpu_session_checks.py" 2>&1 \
       | tail -25) >> "$REP" 2>&1
     echo "(exit $?)" >> "$REP"
+    # The random Fourier features' GPU kernel against the CPU's (heart_scale from
+    # SNAPML_DATA_DIR), and -C's search on the GPU (every C, the CPU's best C).
+    { echo; echo "## Python: test_kernel.py -k gpu; snap-train -s 0 -C --gpu on heart_scale"; } >> "$REP"
+    (set -o pipefail; cd /tmp && PYTHONPATH=$G/py:/tmp/site timeout "$(left 60)" python3 -m pytest -q -rs -p no:cacheprovider \
+      -k gpu "$ROOT/tests/python/test_kernel.py" 2>&1 | tail -5) >> "$REP" 2>&1
+    echo "(exit $?)" >> "$REP"
+    (set -o pipefail; timeout "$(left 60)" "$G/bin/snap-train" -s 0 -C --gpu -n 1 "$G/data/heart_scale" 2>&1 | tail -3) >> "$REP" 2>&1
+    echo "(exit $?)" >> "$REP"
   fi
 
   if has side; then
