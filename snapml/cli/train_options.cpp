@@ -188,7 +188,7 @@ TrainOptions parse_train_options(int argc, char** argv) {
   std::string thread_updates = "auto";
   auto* thread_updates_option = app.add_option("--thread-updates", thread_updates,
                  "SDCA with several threads: 'shared' (one weight vector, atomic updates), 'replicas' (a copy per "
-                 "thread, merged twice an epoch as CoCoA+ workers) or 'auto' (default: replicas for a column "
+                 "thread, merged two or more times an epoch as CoCoA+ workers) or 'auto' (default: replicas for a column "
                  "besides the intercept in 5 % of the rows or more and at least " +
                  std::to_string(kReplicaNnzPerWeight) +
                  " non-zeros an epoch per weight of all copies, with " + std::to_string(kSharedSkewedMaxThreads) +

@@ -10,17 +10,17 @@
 // line between the cores: on a click log (dense integer fields, frequent
 // categorical values) two threads were no faster than one.
 //
-// Replicas: each thread works on its own copy of w, on the rows it claims in
-// this round (blocks of a fresh permutation, so the partition changes every
-// epoch), with plain loads and stores; after each half of the epoch
-// (kReplicaRoundsPerEpoch) the copies' changes are added into w by the CoCoA+
-// round (snapml/impl/cocoa_round.h) with the thread as a worker: sigma' adapted to the
-// measured overlap of the threads' changes keeps the dual non-decreasing and
-// w = w(alpha), so the duality gap still certifies. This is SySCD's replication
-// with dynamic re-partitioning (Ioannou, Mendler-Dunner & Parnell, NeurIPS 2019,
-// arXiv 1911.07722, sections 3.2-3.3). It costs a copy of w per thread, the
-// merges, and epochs where the threads' changes overlap (sigma' > 1 shortens
-// every step).
+// Replicas: each thread works on its own copy of w, on the rows it claims in this
+// round (blocks of a fresh permutation, so the partition changes every epoch),
+// with plain loads and stores; after each of the epoch's rounds (two up to two
+// threads, replica_rounds_per_epoch past) the copies' changes are added into w by
+// the CoCoA+ round (snapml/impl/cocoa_round.h) with the thread as a worker:
+// sigma' adapted to the measured overlap of the threads' changes keeps the dual
+// non-decreasing and w = w(alpha), so the duality gap still certifies. This is
+// SySCD's replication with dynamic re-partitioning (Ioannou, Mendler-Dunner &
+// Parnell, NeurIPS 2019, arXiv 1911.07722, sections 3.2-3.3). It costs a copy of
+// w per thread, the merges, and epochs where the threads' changes overlap (sigma'
+// > 1 shortens every step).
 #pragma once
 
 #include <cstdint>
@@ -91,6 +91,19 @@ inline constexpr std::int64_t kReplicaNnzPerWeight = 2;
 // merge a few passes over w and its copies, up to 0.009 s an epoch there:
 // docs/benchmarks/criteo.md, "2026-11-24 (third)").
 inline constexpr int kReplicaRoundsPerEpoch = 2;
+
+// Past two threads, more merges an epoch: as many as the threads, while the
+// epoch's merges touch no more values than the epoch has non-zeros (each merge a
+// pass over the T copies of w: rounds x T x weights <= the epoch's non-zeros), and
+// never fewer than kReplicaRoundsPerEpoch. A thread's steps between two merges
+// miss the other threads' (CoCoA+'s local subproblem), and sigma' follows their
+// overlap: on a 200k-row click log (2^16 columns, -c 0.1 -e 1e-4; one thread 7
+// epochs) 16 replicas took 19-23 epochs at 2 rounds an epoch, 12-20 at 4, 8-9 at
+// 16, and 4 replicas 13, 12-16 and 8-9; a9a at 16 threads 30 against 24, w8a 38
+// against 31 (epochs do not depend on the machine here: replicas merge by
+// CoCoA+'s rule; docs/benchmarks/threads.md, "Merges an epoch"). At two threads
+// 2 to 16 rounds took the same epochs (9 and 8-11 on two click logs).
+int replica_rounds_per_epoch(int threads, std::int64_t epoch_nnz, std::int64_t weights);
 
 // What the rule looks at, from the solver's first pass.
 struct ReplicaProblem {

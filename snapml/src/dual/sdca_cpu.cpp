@@ -114,6 +114,7 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
   problem.shrinks = shrinks;
   replicas_ = use_replicas(parameters_.thread_updates, threads_, problem) ? threads_ : 0;
   if (replicas_ > 0) hot_ = detail::HotColumns();  // every column is a replica's
+  replica_rounds_ = replicas_ > 0 ? replica_rounds_per_epoch(replicas_, source.nnz(), n_features_ + std::int64_t{1}) : 1;
   const std::size_t weights = static_cast<std::size_t>(n_features_) + 1;
   copies_.reset();
   if (replicas_ == 0 && detail::ThreadCopies::fits(weights, threads_)) {

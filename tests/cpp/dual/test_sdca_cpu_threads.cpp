@@ -73,7 +73,13 @@ TEST(SdcaCpu, AnUnfinishedHingeFitReturnsTheAveragedIterateWithAValidCertificate
     const Fit f = fit(data, p);
     const std::string what = std::to_string(threads) + " threads";
     ASSERT_FALSE(f.result.converged) << what;
-    EXPECT_TRUE(f.result.averaged) << what;
+    // The fit ends on whichever of the average and the last iterate has the smaller
+    // primal (cocoa_round.cpp). One thread's path is fixed and the average wins it;
+    // two threads' interleaving changes the path, and the last iterate won 1 run in
+    // 20 to 40 here: the certificate below holds either way.
+    if (threads == 1) {
+      EXPECT_TRUE(f.result.averaged) << what;
+    }
     expect_weights_of_alpha(data, p, f, what);
     const EpochRecord& last = f.result.history.back();
     const double primal = hinge_primal(problem, as_vector(f.state.weights));
@@ -137,9 +143,9 @@ TEST(SdcaCpu, ReplicasReachTheOneThreadOptimumWithTheCertificate) {
         const Fit many = fit(data, p);
         ASSERT_TRUE(many.result.converged) << what;
         EXPECT_EQ(many.result.replicas, threads) << what;
-        // Two rounds an epoch (kReplicaRoundsPerEpoch), whose halves of the
-        // epoch's permutation visit every row once.
-        EXPECT_EQ(many.result.rounds, kReplicaRoundsPerEpoch * many.result.epochs) << what;
+        // Two rounds an epoch at two threads, three at three (replica_rounds_per_epoch),
+        // whose shares of the epoch's permutation visit every row once.
+        EXPECT_EQ(many.result.rounds, threads * many.result.epochs) << what;
         EXPECT_EQ(many.result.rows_visited, std::int64_t{many.result.epochs} * data.n_rows()) << what;
         const double p1 = one.result.history.back().primal, pk = many.result.history.back().primal;
         EXPECT_NEAR(p1, pk, 2e-6 * p1) << what;
@@ -175,6 +181,18 @@ TEST(SdcaCpu, ReplicasWithSeveralLocalEpochsVisitWholeEpochs) {
   EXPECT_EQ(many.result.rows_visited, std::int64_t{many.result.epochs} * data.n_rows());
   EXPECT_NEAR(many.result.history.back().primal, optimum, 2e-6 * optimum);
   expect_weights_of_alpha(data, p, many, "local epochs 2");
+}
+
+// Replicas merge twice an epoch up to two threads, and past two as many times as
+// the threads while the merges touch no more values than the epoch has non-zeros.
+TEST(SdcaCpu, ReplicasMergeMoreOftenAnEpochAsTheTeamGrows) {
+  EXPECT_EQ(replica_rounds_per_epoch(2, 7'000'000, 65537), kReplicaRoundsPerEpoch);
+  EXPECT_EQ(replica_rounds_per_epoch(16, 7'000'000, 65537), 6);    // 7M / (16 x 65,537)
+  EXPECT_EQ(replica_rounds_per_epoch(16, 451'592, 124), 16);       // a9a: as many as the threads
+  EXPECT_EQ(replica_rounds_per_epoch(4, 451'592, 124), 4);
+  EXPECT_EQ(replica_rounds_per_epoch(16, 70'233'906, 1'048'616), 4);  // the 2M-row click log
+  EXPECT_EQ(replica_rounds_per_epoch(16, 1'000'000, 1'000'000), kReplicaRoundsPerEpoch);  // never fewer
+  EXPECT_EQ(replica_rounds_per_epoch(64, std::int64_t{1} << 62, std::int64_t{1} << 40), 64);  // no overflow
 }
 
 TEST(SdcaCpu, AutoTakesReplicasOnlyForASkewedProblemPastTheCopies) {

@@ -44,6 +44,13 @@ bool use_replicas(ThreadUpdates updates, int threads, const ReplicaProblem& prob
          !detail::ThreadCopies::fits(static_cast<std::size_t>(weights), threads) && affordable;
 }
 
+int replica_rounds_per_epoch(int threads, std::int64_t epoch_nnz, std::int64_t weights) {
+  if (threads <= kSharedSkewedMaxThreads) return kReplicaRoundsPerEpoch;
+  // Divided: threads x weights may be large; the quotient is what bounds rounds.
+  const std::int64_t affordable = epoch_nnz / threads / std::max<std::int64_t>(weights, 1);
+  return static_cast<int>(std::clamp<std::int64_t>(affordable, kReplicaRoundsPerEpoch, threads));
+}
+
 bool reduce_shared_threads(int& threads, bool replicas) {
   if (replicas || threads <= 1) return false;
   threads = std::max(1, threads / 2);
