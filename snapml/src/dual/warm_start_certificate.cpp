@@ -1,5 +1,6 @@
 #include "snapml/impl/warm_start_certificate.h"
 
+#include <type_traits>
 #include <vector>
 
 #include "snapml/losses/dispatch.h"
@@ -21,27 +22,37 @@ std::optional<Objectives> certify_warm_pair(ChunkSource& source, Communicator& c
 
   const ObjectiveSums local = objective_sums(source, parameters, state.weights.data(), n_features,
                                              state.alpha.data(), threads);
-  // w(alpha) = sum_i alpha_i coefficient(y_i) x_i, the constant feature last.
+  // w(alpha) = sum_i alpha_i coefficient(y_i) x_i, the constant feature last; and
+  // whether alpha is feasible for this problem: a start from another C (a path of
+  // C) may leave alpha outside its box, where dual_value is no lower bound (the
+  // hinge's is alpha itself) and the gap would certify nothing.
   const RowTargets targets = RowTargets::from(parameters);
-  const bool classification = is_classification(parameters.loss);
-  std::vector<double> rebuilt(weight_count + 2, 0.0);
-  std::size_t i = 0;
-  source.reset();
-  CsrView x;
-  while (source.next(x)) {
-    for (std::int64_t row = 0; row < x.n_rows; ++row, ++i) {
-      const double y = targets.target(x.labels[row]);
-      if (!(targets.cost(y, x.weight(row)) > 0.0)) continue;
-      const double scale = state.alpha[i] * (classification ? y : 1.0);
-      if (scale == 0.0) continue;
-      for (std::int64_t k = x.row_begin(row); k < x.row_end(row); ++k)
-        rebuilt[static_cast<std::size_t>(x.col_indices[k])] += scale * static_cast<double>(x.values[k]);
-      rebuilt[weight_count - 1] += scale * parameters.intercept_scaling;
+  std::vector<double> rebuilt(weight_count + 3, 0.0);
+  with_loss(parameters.loss, parameters.epsilon, 0.0, [&](const auto& loss) {
+    using Loss = std::decay_t<decltype(loss)>;
+    std::size_t i = 0;
+    source.reset();
+    CsrView x;
+    while (source.next(x)) {
+      for (std::int64_t row = 0; row < x.n_rows; ++row, ++i) {
+        const double y = targets.target(x.labels[row]);
+        const double cost = targets.cost(y, x.weight(row));
+        if (!(cost > 0.0)) continue;
+        const double alpha = state.alpha[i];
+        const losses::DualInterval box = loss.interval(cost);
+        if (!(alpha >= box.lower && alpha <= box.upper)) rebuilt[weight_count + 2] = 1.0;
+        const double scale = alpha * Loss::coefficient(y);
+        if (scale == 0.0) continue;
+        for (std::int64_t k = x.row_begin(row); k < x.row_end(row); ++k)
+          rebuilt[static_cast<std::size_t>(x.col_indices[k])] += scale * static_cast<double>(x.values[k]);
+        rebuilt[weight_count - 1] += scale * parameters.intercept_scaling;
+      }
     }
-  }
+  });
   rebuilt[weight_count] = local.loss;
   rebuilt[weight_count + 1] = local.dual;
   communicator.allreduce_sum(rebuilt.data(), rebuilt.size());
+  if (rebuilt[weight_count + 2] > 0.0) return std::nullopt;  // some rank's alpha is outside its box
   ObjectiveSums sums;
   sums.loss = rebuilt[weight_count];
   sums.dual = rebuilt[weight_count + 1];

@@ -50,8 +50,9 @@ TEST(WarmStartCertificate, AFitsReturnedPairCertifiesAsItsLastCertificate) {
   EXPECT_NEAR(worse->dual, start->dual, 1e-9 * start->primal);
 }
 
-// Nothing to certify without both halves of the pair, or with a free intercept.
-TEST(WarmStartCertificate, NeedsWeightsAndAlphaAndAPenalisedIntercept) {
+// Nothing to certify without both halves of the pair, with an infeasible alpha, or
+// with a free intercept.
+TEST(WarmStartCertificate, NeedsWeightsAFeasibleAlphaAndAPenalisedIntercept) {
   const Dataset data = a9a();
   InMemorySource source(data);
   LocalCommunicator local;
@@ -64,6 +65,15 @@ TEST(WarmStartCertificate, NeedsWeightsAndAlphaAndAPenalisedIntercept) {
   state.weights.pop_back();
   EXPECT_FALSE(certify_warm_pair(source, local, p, data.n_features(), state, 1).has_value());
   state.weights.push_back(0.0);
+  // An alpha outside its box (a hinge start from a larger C): no certificate, where
+  // the hinge's dual_value (alpha itself) would have raised D past P*.
+  SolverParameters hinge = p;
+  hinge.loss = LossKind::Hinge;
+  state.alpha[7] = 2.0 * hinge.C;
+  EXPECT_FALSE(certify_warm_pair(source, local, hinge, data.n_features(), state, 1).has_value());
+  state.alpha[7] = hinge.C;  // on the box's edge: feasible
+  EXPECT_TRUE(certify_warm_pair(source, local, hinge, data.n_features(), state, 1).has_value());
+  state.alpha[7] = 0.0;
   p.penalise_intercept = false;
   EXPECT_FALSE(certify_warm_pair(source, local, p, data.n_features(), state, 1).has_value());
 }

@@ -26,8 +26,10 @@ namespace snapml {
 
 // P(state.weights) and D(state.alpha) over every rank's rows (two host passes over
 // `source`, in double, on `threads` threads); nullopt unless every rank's state has
-// both (alpha one per row of its source, weights n_features + 1). Penalty L2 with
-// the intercept penalised, as the dual solvers train.
+// both (alpha one per row of its source, weights n_features + 1) and every alpha is
+// feasible for `parameters` (within its loss's interval at the row's cost: a state
+// from another C need not be). Penalty L2 with the intercept penalised, as the dual
+// solvers train.
 std::optional<Objectives> certify_warm_pair(ChunkSource& source, Communicator& communicator,
                                             const SolverParameters& parameters, std::int32_t n_features,
                                             const SolverState& state, int threads);
