@@ -22,14 +22,15 @@
 //     so only its dual, which exact steps never lower, is read;
 //   - for a smooth loss, the gap has not halved in the kStallWindow certificates
 //     after the first: coordinate ascent's early epochs take the gap down fastest
-//     (a9a's first five certificates, one thread: 0.74 to 0.08 relative), and
-//     stale steps that cancel each other do not move it. On a 16-core machine
-//     PASSCoDe threads on a9a (shared w, 16 threads each on its own core) kept
-//     the relative gap at 0.94-0.99 for 1,000 epochs (4 and 8 alike over 60), the dual wandering between 760
-//     and 2,050 (the optimum's about 10,400): never a fall of half the gap, never
-//     ten times the best gap (device run of 2026-11-27, docs/benchmarks/threads.md).
-//     A stall only asks for less concurrency (stalled()): with nothing to lower
-//     the fit goes on, a slow fit is not a diverged one.
+//     (a9a's first five certificates, one thread: 0.74 to 0.08 relative), and stale
+//     steps that cancel each other do not move it. On a 16-core machine PASSCoDe
+//     threads on a9a (shared w, 16 threads each on its own core) kept the relative
+//     gap at 0.94-0.99 for 1,000 epochs (4 and 8 alike over 60), the dual wandering
+//     between 760 and 2,050 (the optimum's about 10,400): never a fall of half the
+//     gap, never ten times the best gap (device run of 2026-11-27,
+//     docs/benchmarks/threads.md). A stall only asks for less concurrency
+//     (stalled()): with nothing to lower the fit goes on, a slow fit is not a
+//     diverged one.
 // The solver then asks its backend to reduce its concurrency (RoundBackend::
 // reduce_concurrency: the GPU halves its rows in flight) and goes on from the
 // current point, which is feasible (w = w(alpha) holds under atomic updates), or,
