@@ -56,6 +56,13 @@ SNAPML_HOST_DEVICE SNAPML_INLINE Real row_dot(const CsrView& x, std::int64_t row
   return row_dot_with<Real>(x, row, [w](std::int32_t column) { return w[column]; });
 }
 
+// w += scale * row `row` over its columns (the caller adds the intercept's
+// constant feature): w(alpha)'s accumulation, one row at a time.
+SNAPML_HOST_DEVICE SNAPML_INLINE void add_scaled_row(const CsrView& x, std::int64_t row, double scale, double* w) {
+  for (std::int64_t k = x.row_begin(row); k < x.row_end(row); ++k)
+    w[x.col_indices[k]] += scale * static_cast<double>(x.values[k]);
+}
+
 // Squared Euclidean norm of row `row`.
 SNAPML_HOST_DEVICE SNAPML_INLINE double row_squared_norm(const CsrView& x, std::int64_t row) {
   double sum = 0;

@@ -103,8 +103,7 @@ SNAPML_OMP(parallel for num_threads(threads) schedule(static) reduction(+ : chun
         }
       }
       if (scale == 0.0) continue;
-      for (std::int64_t k = x.row_begin(row); k < x.row_end(row); ++k)
-        (*into)[static_cast<std::size_t>(x.col_indices[k])] += scale * static_cast<double>(x.values[k]);
+      add_scaled_row(x, row, scale, into->data());
       (*into)[static_cast<std::size_t>(n_features)] += scale * bias_value;
     }
     row_offset += x.n_rows;

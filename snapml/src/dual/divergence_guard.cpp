@@ -14,7 +14,7 @@ std::string DivergenceGuard::check(const Objectives& objectives) {
   std::string verdict;
   stalled_ = false;
   ++certificates_;
-  if (seen_) {
+  if (certificates_ > 1) {
     const double rounding = kRoundingShare * std::max(std::fabs(objectives.primal), std::fabs(objectives.dual));
     const double fall = last_dual_ - objectives.dual;
     if (fall > std::max(kDualFallShare * last_gap_, rounding))
@@ -35,7 +35,6 @@ std::string DivergenceGuard::check(const Objectives& objectives) {
     best_gap_ = objectives.gap;
     first_gap_ = objectives.gap;
   }
-  seen_ = true;
   last_dual_ = objectives.dual;
   last_gap_ = objectives.gap;
   return verdict;

@@ -66,13 +66,12 @@ class DivergenceGuard {
 
  private:
   bool watch_gap_;
-  bool seen_ = false;
   double last_dual_ = 0.0;
   double last_gap_ = 0.0;
   double best_gap_ = 0.0;
   int above_best_ = 0;  // certificates in a row with gap > kGapGrowth * best gap
   double first_gap_ = 0.0;
-  int certificates_ = 0;
+  int certificates_ = 0;  // checked since the last reset
   bool stalled_ = false;
 };
 

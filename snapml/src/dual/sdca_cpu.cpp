@@ -153,8 +153,7 @@ void SdcaCpuSolver::initialise(ChunkSource& source, Communicator& communicator, 
         // w(alpha), accumulated in row order: deterministic for any thread count.
         const double scale = alpha * Loss::coefficient(y);
         if (scale == 0.0) continue;
-        for (std::int64_t k = x.row_begin(row); k < x.row_end(row); ++k)
-          weights_[static_cast<std::size_t>(x.col_indices[k])] += scale * static_cast<double>(x.values[k]);
+        add_scaled_row(x, row, scale, weights_.data());
         weights_[static_cast<std::size_t>(n_features_)] += scale * bias_value;
       }
       offset += x.n_rows;

@@ -43,8 +43,7 @@ std::optional<Objectives> certify_warm_pair(ChunkSource& source, Communicator& c
         if (!(alpha >= box.lower && alpha <= box.upper)) rebuilt[weight_count + 2] = 1.0;
         const double scale = alpha * Loss::coefficient(y);
         if (scale == 0.0) continue;
-        for (std::int64_t k = x.row_begin(row); k < x.row_end(row); ++k)
-          rebuilt[static_cast<std::size_t>(x.col_indices[k])] += scale * static_cast<double>(x.values[k]);
+        add_scaled_row(x, row, scale, rebuilt.data());
         rebuilt[weight_count - 1] += scale * parameters.intercept_scaling;
       }
     }
