@@ -92,18 +92,25 @@ inline constexpr std::int64_t kReplicaNnzPerWeight = 2;
 // docs/benchmarks/criteo.md, "2026-11-24 (third)").
 inline constexpr int kReplicaRoundsPerEpoch = 2;
 
-// Past two threads, more merges an epoch: as many as the threads, while the
-// epoch's merges touch no more values than the epoch has non-zeros (each merge a
-// pass over the T copies of w: rounds x T x weights <= the epoch's non-zeros), and
-// never fewer than kReplicaRoundsPerEpoch. A thread's steps between two merges
-// miss the other threads' (CoCoA+'s local subproblem), and sigma' follows their
-// overlap: on a 200k-row click log (2^16 columns, -c 0.1 -e 1e-4; one thread 7
-// epochs) 16 replicas took 19-23 epochs at 2 rounds an epoch, 12-20 at 4, 8-9 at
-// 16, and 4 replicas 13, 12-16 and 8-9; a9a at 16 threads 30 against 24, w8a 38
-// against 31 (epochs do not depend on the machine here: replicas merge by
-// CoCoA+'s rule; docs/benchmarks/threads.md, "Merges an epoch"). At two threads
-// 2 to 16 rounds took the same epochs (9 and 8-11 on two click logs).
-int replica_rounds_per_epoch(int threads, std::int64_t epoch_nnz, std::int64_t weights);
+// Past two threads, many merges an epoch: a round of kReplicaRowsPerRound rows a
+// worker (two of the blocks the threads claim), never fewer than
+// kReplicaRoundsPerEpoch. A thread's steps between two merges miss the other
+// threads' (CoCoA+'s local subproblem): the more rows a worker steps alone, the
+// more the workers' changes align and the smaller each step must be. Epochs to
+// 1e-4 at 16 threads (-s 7 -B 1; one thread's in brackets; epochs do not depend
+// on the machine: replicas merge by CoCoA+'s rule; docs/benchmarks/threads.md,
+// "Rounds without the copies"): the 2M-row click log (2^20 columns, -c 0.1; 11)
+// 55-56 at 4 rounds an epoch, 27 at 64, 18 at 128, 16 at 256, 15 at 488; a
+// 200k-row click log (2^16 columns; 7) 19-23 at 2 rounds, 8-9 at 16 to 48. Such
+// rounds are affordable only because past two threads the replicas keep their
+// changes only and a merge costs the columns the round touched
+// (replica_changes.h); full copies cost T x weights a merge. At two threads 2 to
+// 16 rounds took the same epochs (9 and 8-11 on two click logs), and the full
+// copies' steps are the cheaper (news20 binary: an epoch 3.8 ms on two threads
+// against 9.8 ms keeping changes only, whose steps read w and the change).
+inline constexpr std::int64_t kReplicaRowsPerRound = 512;
+inline constexpr std::int64_t kMostReplicaRounds = std::int64_t{1} << 16;
+int replica_rounds_per_epoch(int threads, std::int64_t rows);
 
 // What the rule looks at, from the solver's first pass.
 struct ReplicaProblem {

@@ -52,6 +52,8 @@ FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, in
   communicator.allreduce_sum(&rows, 1);
   CertificateSchedule schedule(parameters.tol, rows, parameters.C, parameters.max_epochs);
 
+  // One process whose backend merges its workers in place: no dense change vector.
+  const bool in_place = communicator.size() == 1 && backend.merges_in_place();
   // A round: every worker's local work from v_k = w, then the merge (Lemma 3's
   // gamma and the next sigma', cocoa.h).
   auto round = [&](const auto& local_work) {
@@ -60,6 +62,13 @@ FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, in
     local_work(sigma);
     if (workers == 1) return;
     ++result.rounds;
+    if (in_place) {
+      const RoundSums sums = backend.sum_change(sigma);
+      const double gamma = aggregation.accept(sums.sum_of_squares, sums.square_of_sum);
+      backend.apply_summed(gamma);
+      if (gamma < 1.0) backend.scale_alpha(gamma);
+      return;
+    }
     const std::size_t size = backend.weight_count();
     change.assign(size + 1, 0.0);
     backend.local_change(sigma, change.data());

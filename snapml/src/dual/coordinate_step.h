@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
+#include <vector>
 
 #include "threads/hot_columns.h"
 #include "../common/prefetch.h"
@@ -24,6 +25,14 @@
 
 namespace snapml::detail {
 
+
+// How a step reads and moves the weights it steps on (sdca_cpu.cpp says which
+// path takes which).
+enum class WeightAccess {
+  Plain,    // one thread, or a thread's copy of a small w: plain loads and stores
+  Atomic,   // the shared w (PASSCoDe-Atomic): atomic adds, hot columns pending
+  Replica,  // a CoCoA+ worker: margins on w + its change, w read-only during the round
+};
 
 template <bool kAtomic>
 inline double load_weight(const double& value) {
@@ -46,7 +55,9 @@ inline void add_weight(double& target, double increment) {
 // What every coordinate step of one chunk needs besides the row.
 struct StepContext {
   RowTargets targets;
-  double* local_weights;    // v: w itself with one rank, w + sigma' * dw_k with several
+  // What steps move: w itself (one worker), or with several workers (replicas,
+  // ranks) the worker's change sigma' * dw_k, its margins on w + sigma' * dw_k.
+  double* local_weights;
   std::int32_t bias_index;  // n_features: the intercept's weight
   double bias_value;        // intercept_scaling, 0 without intercept
   double sigma;             // CoCoA+'s sigma'
@@ -61,6 +72,11 @@ struct StepContext {
   // A free intercept (free_intercept.h): the part of the intercept moved out of
   // w's intercept weight at the last recentring, added to every margin.
   double margin_offset = 0.0;
+  // WeightAccess::Replica: w at the round's start, and the columns whose change
+  // leaves 0 (each listed when it does: the round's merge visits these only,
+  // replica_merge.h).
+  const double* round_weights = nullptr;
+  std::vector<std::int32_t>* touched = nullptr;
 };
 
 struct ShrinkBounds {
@@ -88,9 +104,10 @@ inline void flush(detail::PendingUpdates& pending, double* v) {
 }
 
 // One exact coordinate step on row `row` of chunk x: the innermost work.
-template <typename Loss, bool kAtomic>
+template <typename Loss, WeightAccess kAccess>
 inline bool step_row(const Loss& loss, const CsrView& x, std::int64_t row, double& alpha,
                      double squared_norm, const StepContext& context, ThreadPass& pass) {
+  constexpr bool kAtomic = kAccess == WeightAccess::Atomic;
   detail::PendingUpdates& pending = pass.pending;
   double* v = context.local_weights;
   const std::int32_t* columns = x.col_indices;
@@ -104,6 +121,7 @@ inline bool step_row(const Loss& loss, const CsrView& x, std::int64_t row, doubl
   // pending change to it.
   auto weight = [&](std::int32_t j) {
     double value = load_weight<kAtomic>(v[j]);
+    if constexpr (kAccess == WeightAccess::Replica) value += context.round_weights[j];
     if constexpr (kAtomic) {
       if (pending.hot != nullptr) {
         const std::int32_t slot = pending.hot->slot(j);
@@ -121,6 +139,9 @@ inline bool step_row(const Loss& loss, const CsrView& x, std::int64_t row, doubl
           return;
         }
       }
+    }
+    if constexpr (kAccess == WeightAccess::Replica) {
+      if (v[j] == 0.0) context.touched->push_back(j);
     }
     add_weight<kAtomic>(v[j], change);
   };
@@ -156,7 +177,7 @@ inline bool step_row(const Loss& loss, const CsrView& x, std::int64_t row, doubl
 // chunks), or of a streamed epoch's window of chunks (indices of their rows among
 // all rows; `rows` then lists only the window's chunks, by their first row).
 // `left_out` is written only when shrinking, which streamed epochs do not.
-template <typename Loss, bool kAtomic>
+template <typename Loss, WeightAccess kAccess>
 void update_resident_rows(const Loss& loss, const ResidentRows& rows, const std::int64_t* order,
                           std::int64_t order_size, std::int64_t begin, std::int64_t end, double* alpha,
                           const double* squared_norms, const StepContext& context, ThreadPass& pass,
@@ -169,7 +190,7 @@ void update_resident_rows(const Loss& loss, const ResidentRows& rows, const std:
     detail::prefetch_ahead(order, position, order_size, locate, alpha, squared_norms, context.prefetched_weights);
     const std::int64_t index = order[position];
     const auto [x, row] = locate(index);
-    if (step_row<Loss, kAtomic>(loss, x, row, alpha[index], squared_norms[index], context, pass))
+    if (step_row<Loss, kAccess>(loss, x, row, alpha[index], squared_norms[index], context, pass))
       left_out[index] = 1;  // only with shrinking: step_row returns false otherwise
   }
 }

@@ -16,8 +16,9 @@
 // and update the shared vector with atomic adds: PASSCoDe-Atomic (Hsieh, Yu &
 // Dhillon, ICML 2015), which keeps the invariant exactly while reads may be
 // stale (a small w through a copy per thread, thread_copies.h); or each updates
-// its own replica of w, merged as CoCoA+ workers at the
-// epoch's end (SySCD; snapml/thread_updates.h says which and why). One thread
+// its own replica of w, merged as CoCoA+ workers after each
+// round of the epoch (SySCD; snapml/thread_updates.h says which and why; past two
+// threads a replica keeps its change only: threads/replica_changes.h). One thread
 // uses plain loads and stores and, with a fixed seed, is bit-for-bit
 // reproducible.
 //
@@ -114,7 +115,10 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
   problem.shrinks = shrinks;
   replicas_ = use_replicas(parameters_.thread_updates, threads_, problem) ? threads_ : 0;
   if (replicas_ > 0) hot_ = detail::HotColumns();  // every column is a replica's
-  replica_rounds_ = replicas_ > 0 ? replica_rounds_per_epoch(replicas_, source.nnz(), n_features_ + std::int64_t{1}) : 1;
+  // Past two threads the replicas keep their changes only, and merge often
+  // (replica_changes.h; thread_updates.h, replica_rounds_per_epoch).
+  changes_only_ = replicas_ > kSharedSkewedMaxThreads;
+  replica_rounds_ = replicas_ > 0 ? replica_rounds_per_epoch(replicas_, source.n_rows()) : 1;
   const std::size_t weights = static_cast<std::size_t>(n_features_) + 1;
   copies_.reset();
   if (replicas_ == 0 && detail::ThreadCopies::fits(weights, threads_)) {
@@ -180,6 +184,10 @@ std::int64_t SdcaCpuSolver::epoch_of(const Loss& loss, double* local_weights, do
   StepContext context{targets_, local_weights, n_features_, parameters_.intercept_scaling, sigma,
                       hot_.empty() ? nullptr : &hot_};
   context.margin_offset = free_intercept_ ? intercept_.offset() : 0.0;
+  if (changes_only_) {  // the workers' changes, on w (update_rows gives each its own)
+    context.round_weights = weights_.data();
+    context.touched = replica_changes_.touched(0);
+  }
   if (detail::prefetch_weights(static_cast<std::size_t>(n_features_) + 1)) context.prefetched_weights = local_weights;
   if (!resident_.chunks.empty()) {
     // The rows still in the problem (all of them unless shrinking left some out),
@@ -192,6 +200,9 @@ std::int64_t SdcaCpuSolver::epoch_of(const Loss& loss, double* local_weights, do
     }
     const std::int64_t begin = n * share.part / share.parts;
     const std::int64_t end = n * (share.part + 1) / share.parts;
+    // A round's first epoch keeps its rows' alpha (H local epochs a round visit
+    // the same rows again: all of them).
+    if ((local_workers() > 1 || ranks_ > 1) && !round_alpha_saved_) save_round_alpha(begin, end - begin);
     ShrinkBounds bounds{pg_max_old_, pg_min_old_};
     StepContext step = context;
     // Shrinking judges a whole pass (replicas, whose epochs have parts, never shrink).
@@ -217,8 +228,12 @@ void SdcaCpuSolver::update_rows(const Loss& loss, const ResidentRows& rows, cons
                                 const StepContext& step, ThreadPass& total, std::uint8_t* left_out) {
   const int team = static_cast<int>(std::min<std::int64_t>(threads_, std::max<std::int64_t>(n, 1)));
   if (team <= 1) {
-    update_resident_rows<Loss, false>(loss, rows, order, n, 0, n, alpha_.data(), squared_norms_.data(), step,
-                                      total, left_out);
+    if (step.round_weights != nullptr)
+      update_resident_rows<Loss, WeightAccess::Replica>(loss, rows, order, n, 0, n, alpha_.data(),
+                                                        squared_norms_.data(), step, total, left_out);
+    else
+      update_resident_rows<Loss, WeightAccess::Plain>(loss, rows, order, n, 0, n, alpha_.data(),
+                                                      squared_norms_.data(), step, total, left_out);
     return;
   }
   if (copies_) {  // set only without replicas
@@ -234,7 +249,8 @@ SNAPML_OMP(parallel num_threads(team))
       const std::int64_t publish_rows = detail::ThreadCopies::publish_rows(team);
       update_in_blocks(n, own, total, [&](std::int64_t begin, std::int64_t end, ThreadPass& pass) {
         for (std::int64_t first = begin; first < end; first += publish_rows) {
-          update_resident_rows<Loss, false>(loss, rows, order, n, first, std::min(end, first + publish_rows),
+          update_resident_rows<Loss, WeightAccess::Plain>(loss, rows, order, n, first,
+                                                          std::min(end, first + publish_rows),
                                             alpha_.data(), squared_norms_.data(), own, pass, left_out);
           copy.publish(base);
         }
@@ -246,35 +262,44 @@ SNAPML_OMP(parallel num_threads(team))
   if (replicas_ == 0) {
 SNAPML_OMP(parallel num_threads(team))
     update_in_blocks(n, step, total, [&](std::int64_t begin, std::int64_t end, ThreadPass& pass) {
-      update_resident_rows<Loss, true>(loss, rows, order, n, begin, end, alpha_.data(), squared_norms_.data(),
+      update_resident_rows<Loss, WeightAccess::Atomic>(loss, rows, order, n, begin, end, alpha_.data(),
+                                                       squared_norms_.data(),
                                        step, pass, left_out);
     });
     return;
   }
-  // Replicas: each thread steps on its own copy of w with plain loads and stores;
-  // no other thread reads or writes it until the round merges them. The hot
-  // columns too: shared in w (pending, published every few rows) they cost the
-  // replicas most of their gain, every publication a cache miss for the other
-  // thread's next reads (the click log: 0.46-0.55 s an epoch with two threads
-  // against 0.30-0.31 s with none shared; one thread 0.53 s).
+  // Replicas: each thread steps on w plus its own change with plain loads and
+  // stores; w is only read and no other thread touches the change until the
+  // round merges them (replica_changes.h). The hot columns too: shared in w
+  // (pending, published every few rows) they cost the replicas most of their
+  // gain, every publication a cache miss for the other thread's next reads (the
+  // click log: 0.46-0.55 s an epoch with two threads against 0.30-0.31 s with
+  // none shared; one thread 0.53 s).
 SNAPML_OMP(parallel num_threads(team))
   {
     StepContext own = step;
-    own.local_weights = local_[static_cast<std::size_t>(detail::thread_index())].data();
+    const int k = detail::thread_index();
+    own.local_weights = changes_only_ ? replica_changes_.change(k) : local_[static_cast<std::size_t>(k)].data();
+    if (changes_only_) own.touched = replica_changes_.touched(k);
     if (own.prefetched_weights != nullptr) own.prefetched_weights = own.local_weights;
     own.hot = nullptr;
     update_in_blocks(n, own, total, [&](std::int64_t begin, std::int64_t end, ThreadPass& pass) {
-      update_resident_rows<Loss, false>(loss, rows, order, n, begin, end, alpha_.data(), squared_norms_.data(),
-                                        own, pass, left_out);
+      if (changes_only_)
+        update_resident_rows<Loss, WeightAccess::Replica>(loss, rows, order, n, begin, end, alpha_.data(),
+                                                          squared_norms_.data(), own, pass, left_out);
+      else
+        update_resident_rows<Loss, WeightAccess::Plain>(loss, rows, order, n, begin, end, alpha_.data(),
+                                                        squared_norms_.data(), own, pass, left_out);
     });
   }
 }
 
 std::int64_t SdcaCpuSolver::epoch(int, EpochShare share, double sigma, double newton_tolerance) {
   // One worker: w itself. Several: this rank's copy, or with replicas the first
-  // one (what a team of one steps on; a larger team gives each thread its own).
-  if (local_.empty()) recentre();  // several workers: begin_round's
-  double* v = local_.empty() ? weights_.data() : local_.front().data();
+  // one's change (what a team of one steps on; a larger team gives each thread its own).
+  const bool several = local_workers() > 1 || ranks_ > 1;
+  if (!several) recentre();  // several workers: begin_round's
+  double* v = changes_only_ ? replica_changes_.change(0) : several ? local_.front().data() : weights_.data();
   return with_loss(parameters_.loss, parameters_.epsilon, newton_tolerance,
                    [&](const auto& loss) { return epoch_of(loss, v, sigma, share); });
 }
@@ -302,6 +327,7 @@ FitResult SdcaCpuSolver::fit(ChunkSource& source, Communicator& communicator, So
   // (docs/out-of-core.md). prepare() and initialise() refill both for a next fit.
   state.alpha = std::move(alpha_);
   std::vector<double>().swap(squared_norms_);
+  replica_changes_.release();
   decltype(local_)().swap(local_);
   std::vector<double>().swap(round_alpha_);
   std::vector<double>().swap(alpha_average_);

@@ -19,6 +19,7 @@
 #include "snapml/impl/objectives.h"
 #include "snapml/solver.h"
 #include "threads/hot_columns.h"
+#include "threads/replica_changes.h"
 #include "threads/thread_copies.h"
 
 namespace snapml::detail {
@@ -43,6 +44,9 @@ class SdcaCpuSolver final : public Solver, private RoundBackend {
   std::int64_t epoch(int epoch_index, EpochShare share, double sigma, double newton_tolerance) override;
   void local_change(double sigma, double* change) override;
   void apply_change(double gamma, const double* change) override;
+  bool merges_in_place() const override { return changes_only_; }
+  RoundSums sum_change(double sigma) override { return replica_changes_.sum(sigma, threads_); }
+  void apply_summed(double gamma) override { replica_changes_.apply(gamma, weights_.data(), threads_); }
   void scale_alpha(double gamma) override;
   ObjectiveSums objective_sums(int next_epoch) override;
   double squared_weight_norm() override;
@@ -65,6 +69,9 @@ class SdcaCpuSolver final : public Solver, private RoundBackend {
   void add_to_average(double weight) override;
   void swap_average() override;
 
+  // Several workers, rows in memory: alpha of the rows order_[first, first + count),
+  // the round's, which scale_alpha goes back towards.
+  void save_round_alpha(std::int64_t first, std::int64_t count);
   // One pass, or the share of it the driver names; returns the rows it visited.
   template <typename Loss>
   std::int64_t epoch_of(const Loss& loss, double* local_weights, double sigma, EpochShare share);
@@ -103,9 +110,19 @@ class SdcaCpuSolver final : public Solver, private RoundBackend {
   std::vector<double> alpha_;
   std::vector<double> weights_;  // w, n_features_ + 1
   // Several workers: each one's v = w + sigma' * dw_k during a round (one per
-  // replica, else one for this rank), and alpha at the round's start.
+  // replica, else one for this rank); or, with replicas past two threads
+  // (changes_only_), only each one's change sigma' * dw_k, its margins on w
+  // (replica_changes.h: merges that cost the columns a round touched, not T
+  // copies of w, so that the rounds can be many). And alpha at the round's start:
+  // of every row, or (rows in memory) of the rows the round visits,
+  // order_[round_first_, round_first_ + round_count_).
   std::vector<std::vector<double>> local_;
+  bool changes_only_ = false;
+  detail::ReplicaChanges replica_changes_;
   std::vector<double> round_alpha_;
+  std::int64_t round_first_ = -1;  // -1: every row's alpha was kept
+  std::int64_t round_count_ = 0;
+  bool round_alpha_saved_ = false;  // this round's alpha is kept
   std::vector<std::int64_t> order_;
   std::vector<std::int64_t> chunk_first_;  // n_chunks + 1 row offsets, first pass's (file) order
   ResidentRows resident_;  // empty unless the source is resident

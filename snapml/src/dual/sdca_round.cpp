@@ -21,26 +21,43 @@ int SdcaCpuSolver::rounds_per_epoch() const {
 
 void SdcaCpuSolver::begin_round() {
   recentre();  // before the copies: w is the same on every rank and replica
-  local_.resize(static_cast<std::size_t>(local_workers()));
-  round_alpha_.resize(alpha_.size());
-  const auto copies = static_cast<std::int64_t>(local_.size());
-  const auto rows = static_cast<std::int64_t>(alpha_.size());
-  // Each thread copies w into its own replica (written by it first: its pages)
-  // and a share of alpha (a replica round is half an epoch: the copies are a few
-  // per cent of it).
-  const int team = static_cast<int>(std::min<std::int64_t>(
-      detail::threads_for(rows + copies * static_cast<std::int64_t>(weights_.size()), threads_), copies));
-SNAPML_OMP(parallel num_threads(team))
-  {
-    const std::int64_t size = detail::team_size();
-    const std::int64_t k = detail::thread_index();
-    for (std::int64_t c = k; c < copies; c += size) {
+  if (changes_only_) {
+    // The changes start at 0 once a fit; every merge leaves them 0 (replica_changes.h).
+    if (!replica_changes_.started()) replica_changes_.start(replicas_, weights_.size());
+  } else {
+    local_.resize(static_cast<std::size_t>(local_workers()));
+    const auto copies = static_cast<std::int64_t>(local_.size());
+    // Each thread copies w into its own replica (written by it first: its pages).
+    const int team = static_cast<int>(std::min<std::int64_t>(
+        detail::threads_for(copies * static_cast<std::int64_t>(weights_.size()), threads_), copies));
+SNAPML_OMP(parallel for num_threads(team) schedule(static, 1))
+    for (std::int64_t c = 0; c < copies; ++c) {
       std::vector<double>& v = local_[static_cast<std::size_t>(c)];
       reserve_huge_pages(v, weights_.size());
       v = weights_;
     }
-    std::copy(alpha_.begin() + rows * k / size, alpha_.begin() + rows * (k + 1) / size,
-              round_alpha_.begin() + rows * k / size);
+  }
+  // Rows in memory: the epoch keeps the alpha of the rows its round visits
+  // (save_round_alpha); a streamed epoch visits every row.
+  round_first_ = -1;
+  round_alpha_saved_ = resident_.chunks.empty();  // streamed: kept below
+  if (!resident_.chunks.empty()) return;
+  round_alpha_.resize(alpha_.size());
+  const auto rows = static_cast<std::int64_t>(alpha_.size());
+SNAPML_OMP(parallel for num_threads(detail::threads_for(rows, threads_)) schedule(static))
+  for (std::int64_t i = 0; i < rows; ++i) round_alpha_[static_cast<std::size_t>(i)] = alpha_[static_cast<std::size_t>(i)];
+}
+
+void SdcaCpuSolver::save_round_alpha(std::int64_t first, std::int64_t count) {
+  round_alpha_.resize(alpha_.size());
+  round_alpha_saved_ = true;
+  round_first_ = first;
+  round_count_ = count;
+  const std::int64_t* rows = order_.data() + first;
+SNAPML_OMP(parallel for num_threads(detail::threads_for(count, threads_)) schedule(static))
+  for (std::int64_t r = 0; r < count; ++r) {
+    const auto i = static_cast<std::size_t>(rows[r]);
+    round_alpha_[i] = alpha_[i];
   }
 }
 
@@ -52,6 +69,10 @@ SNAPML_OMP(parallel num_threads(team))
 constexpr std::size_t kMergeColumns = std::size_t{1} << 14;
 
 void SdcaCpuSolver::local_change(double sigma, double* change) {
+  if (changes_only_) {
+    replica_changes_.add_to(sigma, change);
+    return;
+  }
   const std::size_t size = weights_.size();
   const auto blocks = static_cast<std::int64_t>((size + kMergeColumns - 1) / kMergeColumns);
   std::vector<double> squares(static_cast<std::size_t>(blocks), 0.0);
@@ -73,7 +94,14 @@ SNAPML_OMP(parallel for num_threads(detail::threads_for(size, threads_)) schedul
 }
 
 void SdcaCpuSolver::scale_alpha(double gamma) {
-  for (std::size_t i = 0; i < alpha_.size(); ++i) alpha_[i] = round_alpha_[i] + gamma * (alpha_[i] - round_alpha_[i]);
+  auto scale = [&](std::size_t i) { alpha_[i] = round_alpha_[i] + gamma * (alpha_[i] - round_alpha_[i]); };
+  if (round_first_ < 0) {
+    for (std::size_t i = 0; i < alpha_.size(); ++i) scale(i);
+    return;
+  }
+  const std::int64_t* rows = order_.data() + round_first_;
+SNAPML_OMP(parallel for num_threads(detail::threads_for(round_count_, threads_)) schedule(static))
+  for (std::int64_t r = 0; r < round_count_; ++r) scale(static_cast<std::size_t>(rows[r]));
 }
 
 void SdcaCpuSolver::add_to_average(double weight) {

@@ -93,6 +93,23 @@ TEST(SdcaCpu, AnUnfinishedHingeFitReturnsTheAveragedIterateWithAValidCertificate
   }
 }
 
+// What a replicas fit `many` must show against one thread's `one`: every row
+// visited once an epoch, the same optimum, its certificate met, w = w(alpha)
+// after the merges, and the dual never decreasing (CoCoA+'s Lemma 3).
+void expect_replicas_reach(const Dataset& data, const SolverParameters& p, const Fit& one, const Fit& many,
+                           const std::string& what) {
+  EXPECT_EQ(many.result.rows_visited, std::int64_t{many.result.epochs} * data.n_rows()) << what;
+  const double p1 = one.result.history.back().primal, pk = many.result.history.back().primal;
+  EXPECT_NEAR(p1, pk, 2e-6 * p1) << what;
+  EXPECT_LE(many.result.history.back().gap, p.tol * pk) << what;
+  expect_weights_of_alpha(data, p, many, what);
+  double previous_dual = -HUGE_VAL;
+  for (const EpochRecord& r : many.result.history) {
+    ASSERT_GE(r.dual, previous_dual - 1e-12 * std::fabs(r.dual)) << what << " epoch " << r.epoch;
+    previous_dual = r.dual;
+  }
+}
+
 // Replicas (thread_updates.h): every L2 loss, with and without the intercept, 2
 // and 3 threads, on sparse columns and ten dense ones (which every thread moves
 // alike: the overlap that makes CoCoA+ shorten rounds, gamma < 1): the same
@@ -143,19 +160,11 @@ TEST(SdcaCpu, ReplicasReachTheOneThreadOptimumWithTheCertificate) {
         const Fit many = fit(data, p);
         ASSERT_TRUE(many.result.converged) << what;
         EXPECT_EQ(many.result.replicas, threads) << what;
-        // Two rounds an epoch at two threads, three at three (replica_rounds_per_epoch),
-        // whose shares of the epoch's permutation visit every row once.
-        EXPECT_EQ(many.result.rounds, threads * many.result.epochs) << what;
-        EXPECT_EQ(many.result.rows_visited, std::int64_t{many.result.epochs} * data.n_rows()) << what;
-        const double p1 = one.result.history.back().primal, pk = many.result.history.back().primal;
-        EXPECT_NEAR(p1, pk, 2e-6 * p1) << what;
-        EXPECT_LE(many.result.history.back().gap, p.tol * pk) << what;
-        expect_weights_of_alpha(data, p, many, what);
-        double previous_dual = -HUGE_VAL;
-        for (const EpochRecord& r : many.result.history) {
-          ASSERT_GE(r.dual, previous_dual - 1e-12 * std::fabs(r.dual)) << what << " epoch " << r.epoch;
-          previous_dual = r.dual;
-        }
+        // Two rounds an epoch (replica_rounds_per_epoch: at three threads on the
+        // replicas' changes only, replica_changes.h), whose shares of the epoch's
+        // permutation visit every row once.
+        EXPECT_EQ(many.result.rounds, kReplicaRoundsPerEpoch * many.result.epochs) << what;
+        expect_replicas_reach(data, p, one, many, what);
         p.threads = 1;
         p.thread_updates = ThreadUpdates::Auto;
       }
@@ -183,16 +192,42 @@ TEST(SdcaCpu, ReplicasWithSeveralLocalEpochsVisitWholeEpochs) {
   expect_weights_of_alpha(data, p, many, "local epochs 2");
 }
 
-// Replicas merge twice an epoch up to two threads, and past two as many times as
-// the threads while the merges touch no more values than the epoch has non-zeros.
+// Replicas merge twice an epoch up to two threads, and past two once every
+// kReplicaRowsPerRound rows a worker.
 TEST(SdcaCpu, ReplicasMergeMoreOftenAnEpochAsTheTeamGrows) {
-  EXPECT_EQ(replica_rounds_per_epoch(2, 7'000'000, 65537), kReplicaRoundsPerEpoch);
-  EXPECT_EQ(replica_rounds_per_epoch(16, 7'000'000, 65537), 6);    // 7M / (16 x 65,537)
-  EXPECT_EQ(replica_rounds_per_epoch(16, 451'592, 124), 16);       // a9a: as many as the threads
-  EXPECT_EQ(replica_rounds_per_epoch(4, 451'592, 124), 4);
-  EXPECT_EQ(replica_rounds_per_epoch(16, 70'233'906, 1'048'616), 4);  // the 2M-row click log
-  EXPECT_EQ(replica_rounds_per_epoch(16, 1'000'000, 1'000'000), kReplicaRoundsPerEpoch);  // never fewer
-  EXPECT_EQ(replica_rounds_per_epoch(64, std::int64_t{1} << 62, std::int64_t{1} << 40), 64);  // no overflow
+  EXPECT_EQ(replica_rounds_per_epoch(2, 2'000'000), kReplicaRoundsPerEpoch);
+  EXPECT_EQ(replica_rounds_per_epoch(16, 2'000'000), 244);  // the 2M-row click log: 2M / (16 x 512)
+  EXPECT_EQ(replica_rounds_per_epoch(16, 200'000), 24);
+  EXPECT_EQ(replica_rounds_per_epoch(4, 32'561), 15);       // a9a
+  EXPECT_EQ(replica_rounds_per_epoch(16, 32'561), 3);
+  EXPECT_EQ(replica_rounds_per_epoch(16, 1'000), kReplicaRoundsPerEpoch);  // never fewer
+  EXPECT_EQ(replica_rounds_per_epoch(64, std::int64_t{1} << 62), kMostReplicaRounds);  // no overflow
+}
+
+// Past two threads the replicas keep their changes only and merge every 512 rows
+// a worker (here 3 rounds an epoch at four threads): the same optimum as one
+// thread's, w = w(alpha) after every merge, the dual never decreasing.
+TEST(SdcaCpu, ReplicasKeepingChangesOnlyReachTheOneThreadOptimum) {
+  RandomProblemOptions o;
+  o.rows = 6200;
+  o.features = 3000;
+  o.density = 0.004;
+  o.chunk_rows = 2500;
+  const Dataset data = random_problem(o);
+  for (LossKind loss : {LossKind::Logistic, LossKind::SquaredHinge}) {
+    SolverParameters p = tight(loss);
+    p.tol = 1e-6;
+    const Fit one = fit(data, p);
+    ASSERT_TRUE(one.result.converged);
+    p.threads = 4;
+    p.thread_updates = ThreadUpdates::Replicas;
+    const Fit many = fit(data, p);
+    const std::string what = loss_name(loss);
+    ASSERT_TRUE(many.result.converged) << what;
+    EXPECT_EQ(many.result.replicas, 4) << what;
+    EXPECT_EQ(many.result.rounds, 3 * many.result.epochs) << what;
+    expect_replicas_reach(data, p, one, many, what);
+  }
 }
 
 TEST(SdcaCpu, AutoTakesReplicasOnlyForASkewedProblemPastTheCopies) {

@@ -29,6 +29,12 @@
 
 namespace snapml {
 
+// A round's sum_k ||dw_k||^2 and ||sum_k dw_k||^2 (rho's two sides).
+struct RoundSums {
+  double sum_of_squares = 0.0;
+  double square_of_sum = 0.0;
+};
+
 class CocoaAggregation {
  public:
   // Headroom over the last rho: rho moves from round to round, and a round whose

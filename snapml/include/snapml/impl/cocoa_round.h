@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "snapml/communicator.h"
+#include "snapml/impl/cocoa.h"
 #include "snapml/impl/objectives.h"
 #include "snapml/solver.h"
 
@@ -72,6 +73,14 @@ class RoundBackend {
   // w += gamma * change[0, weight_count()) (the sum over all workers); every
   // worker's v becomes the new w.
   virtual void apply_change(double gamma, const double* change) = 0;
+  // A backend whose workers can be merged without the dense change vector (the
+  // CPU replicas, over the columns the round touched: snapml/src/dual/threads/
+  // replica_changes.h) says so; on one process the driver then calls sum_change
+  // (the round's two sums, as local_change's) and apply_summed(gamma) instead of
+  // local_change and apply_change.
+  virtual bool merges_in_place() const { return false; }
+  virtual RoundSums sum_change(double /*sigma*/) { return {}; }
+  virtual void apply_summed(double /*gamma*/) {}
   // alpha = alpha_start + gamma (alpha - alpha_start), gamma < 1: keeps
   // w = w(alpha) with w's change scaled alike, and alpha feasible (a convex
   // combination of two feasible points).
