@@ -42,6 +42,21 @@ TEST(CertificateSchedule, AGeometricGapIsCertifiedAfterHalfThePredictedEpochs) {
   EXPECT_EQ(certified, (std::vector<int>{1, 2, 4, 8, 13, 16, 17, 18, 19, 20}));
 }
 
+TEST(CertificateSchedule, OneFlatStepDoesNotSkipPastTheTarget) {
+  // a9a's logistic fit on one thread (-s 7 -c 1 -B 1, relative gaps after each
+  // epoch from --history): from 15 to 17 the gap went 5.4e-4, 2.70e-4, 2.66e-4.
+  // The last two certificates alone predicted 65 more epochs and skipped 8, to 25;
+  // the rate since the one before them predicts 3, and the fit certifies at 19,
+  // the first epoch under 1e-4.
+  const std::vector<double> gaps = {0.640095, 0.402138, 0.20758, 0.131255, 0.074786, 0.048217, 0.035806,
+                                    0.03078,  0.018491, 0.005307, 0.003486, 0.001581, 0.001113, 0.000663,
+                                    0.000541, 0.00027,  0.000266, 0.000143, 6.9e-05,  4.1e-05,  2.1e-05,
+                                    1.8e-05,  1.7e-05,  6e-06,    4e-06};
+  const auto certified = certified_epochs(1e-4, 25, [&](int e) { return gaps[static_cast<std::size_t>(e - 1)]; });
+  EXPECT_EQ(certified.back(), 19);
+  EXPECT_EQ(certified, (std::vector<int>{1, 2, 4, 8, 14, 15, 16, 17, 18, 19}));
+}
+
 TEST(CertificateSchedule, AGapThatDidNotFallIsCertifiedAfterEveryEpoch) {
   // Noise (or a CoCoA+ round with gamma < 1) gives no rate: no skipping.
   const auto certified = certified_epochs(1e-3, 8, [](int) { return 0.5; });

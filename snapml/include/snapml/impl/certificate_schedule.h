@@ -7,7 +7,9 @@
 // the final w, and for logistic regression three logarithms): about a third of a
 // logistic epoch. The relative gap of SDCA falls roughly geometrically (linear
 // convergence for smooth losses: Shalev-Shwartz & Zhang, JMLR 2013, Theorem 1),
-// so the last two certificates predict how many more epochs the target needs, k.
+// so the certificates predict how many more epochs the target needs, k: at the
+// rate since the certificate before the last (certificate_schedule.cpp says why
+// not the last two alone).
 // The next certificate comes after half of them (at least 1 epoch, at most
 // kMaxSkip and at most as many epochs as the fit has run): when the prediction
 // holds, a fit stops at most one epoch after the gap met tol, and the number of
@@ -57,8 +59,11 @@ class CertificateSchedule {
   double cost_;
   int max_epochs_;
   int next_ = 0;  // the next epoch count that certifies; 0: any
-  int last_epoch_ = -1;
-  double last_gap_ = 0.0;
+  // The last kRateCertificates certificates, newest first: the rate's baselines.
+  static constexpr int kRateCertificates = 2;
+  int kept_epochs_[kRateCertificates] = {};
+  double kept_gaps_[kRateCertificates] = {};
+  int kept_ = 0;
   int skip_ = 1;  // the last skip
   double floor_ = kNewtonToleranceFloor;
 };
