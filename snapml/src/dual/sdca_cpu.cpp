@@ -118,7 +118,7 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
   // Past two threads the replicas keep their changes only, and merge often
   // (replica_changes.h; thread_updates.h, replica_rounds_per_epoch).
   changes_only_ = replicas_ > kSharedSkewedMaxThreads;
-  replica_rounds_ = replicas_ > 0 ? replica_rounds_per_epoch(replicas_, source.n_rows()) : 1;
+  replica_rounds_ = replicas_ > 0 ? replica_rounds_per_epoch(replicas_, source.n_rows(), source.nnz(), n_features_ + std::int64_t{1}) : 1;
   const std::size_t weights = static_cast<std::size_t>(n_features_) + 1;
   copies_.reset();
   if (replicas_ == 0 && detail::ThreadCopies::fits(weights, threads_)) {

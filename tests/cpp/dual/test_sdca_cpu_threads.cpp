@@ -160,10 +160,10 @@ TEST(SdcaCpu, ReplicasReachTheOneThreadOptimumWithTheCertificate) {
         const Fit many = fit(data, p);
         ASSERT_TRUE(many.result.converged) << what;
         EXPECT_EQ(many.result.replicas, threads) << what;
-        // Two rounds an epoch (replica_rounds_per_epoch: at three threads on the
-        // replicas' changes only, replica_changes.h), whose shares of the epoch's
-        // permutation visit every row once.
-        EXPECT_EQ(many.result.rounds, kReplicaRoundsPerEpoch * many.result.epochs) << what;
+        // Two rounds an epoch at two threads, three at three (replica_rounds_per_epoch;
+        // at three on the replicas' changes only, replica_changes.h), whose shares of
+        // the epoch's permutation visit every row once.
+        EXPECT_EQ(many.result.rounds, threads * many.result.epochs) << what;
         expect_replicas_reach(data, p, one, many, what);
         p.threads = 1;
         p.thread_updates = ThreadUpdates::Auto;
@@ -193,19 +193,22 @@ TEST(SdcaCpu, ReplicasWithSeveralLocalEpochsVisitWholeEpochs) {
 }
 
 // Replicas merge twice an epoch up to two threads, and past two once every
-// kReplicaRowsPerRound rows a worker.
+// kReplicaRowsPerRound rows a worker, or as often as the threads where w is narrow.
 TEST(SdcaCpu, ReplicasMergeMoreOftenAnEpochAsTheTeamGrows) {
-  EXPECT_EQ(replica_rounds_per_epoch(2, 2'000'000), kReplicaRoundsPerEpoch);
-  EXPECT_EQ(replica_rounds_per_epoch(16, 2'000'000), 244);  // the 2M-row click log: 2M / (16 x 512)
-  EXPECT_EQ(replica_rounds_per_epoch(16, 200'000), 24);
-  EXPECT_EQ(replica_rounds_per_epoch(4, 32'561), 15);       // a9a
-  EXPECT_EQ(replica_rounds_per_epoch(16, 32'561), 3);
-  EXPECT_EQ(replica_rounds_per_epoch(16, 1'000), kReplicaRoundsPerEpoch);  // never fewer
-  EXPECT_EQ(replica_rounds_per_epoch(64, std::int64_t{1} << 62), kMostReplicaRounds);  // no overflow
+  EXPECT_EQ(replica_rounds_per_epoch(2, 2'000'000, 70'233'906, 1'048'616), kReplicaRoundsPerEpoch);
+  // The 2M-row click log: 2M / (16 x 512) rows, where its width affords 4.
+  EXPECT_EQ(replica_rounds_per_epoch(16, 2'000'000, 70'233'906, 1'048'616), 244);
+  EXPECT_EQ(replica_rounds_per_epoch(16, 200'000, 7'000'000, 65'537), 24);
+  // a9a: as many as the threads while the width affords them (64: 56).
+  EXPECT_EQ(replica_rounds_per_epoch(16, 32'561, 451'592, 124), 16);
+  EXPECT_EQ(replica_rounds_per_epoch(64, 32'561, 451'592, 124), 56);
+  EXPECT_EQ(replica_rounds_per_epoch(4, 32'561, 451'592, 124), 15);
+  EXPECT_EQ(replica_rounds_per_epoch(16, 1'000, 10'000, 10'000), kReplicaRoundsPerEpoch);  // never fewer
+  EXPECT_EQ(replica_rounds_per_epoch(64, std::int64_t{1} << 62, std::int64_t{1} << 62, 1), kMostReplicaRounds);
 }
 
-// Past two threads the replicas keep their changes only and merge every 512 rows
-// a worker (here 3 rounds an epoch at four threads): the same optimum as one
+// Past two threads the replicas keep their changes only and merge more often
+// (here 4 rounds an epoch at four threads): the same optimum as one
 // thread's, w = w(alpha) after every merge, the dual never decreasing.
 TEST(SdcaCpu, ReplicasKeepingChangesOnlyReachTheOneThreadOptimum) {
   RandomProblemOptions o;
@@ -225,7 +228,9 @@ TEST(SdcaCpu, ReplicasKeepingChangesOnlyReachTheOneThreadOptimum) {
     const std::string what = loss_name(loss);
     ASSERT_TRUE(many.result.converged) << what;
     EXPECT_EQ(many.result.replicas, 4) << what;
-    EXPECT_EQ(many.result.rounds, 3 * many.result.epochs) << what;
+    const int rounds = replica_rounds_per_epoch(4, data.n_rows(), data.nnz(), o.features + 1);
+    EXPECT_GT(rounds, kReplicaRoundsPerEpoch);
+    EXPECT_EQ(many.result.rounds, rounds * many.result.epochs) << what;
     expect_replicas_reach(data, p, one, many, what);
   }
 }

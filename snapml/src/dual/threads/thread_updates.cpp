@@ -44,11 +44,13 @@ bool use_replicas(ThreadUpdates updates, int threads, const ReplicaProblem& prob
          !detail::ThreadCopies::fits(static_cast<std::size_t>(weights), threads) && affordable;
 }
 
-int replica_rounds_per_epoch(int threads, std::int64_t rows) {
+int replica_rounds_per_epoch(int threads, std::int64_t rows, std::int64_t epoch_nnz, std::int64_t weights) {
   if (threads <= kSharedSkewedMaxThreads) return kReplicaRoundsPerEpoch;
-  // Divided: the quotient is what bounds rounds.
-  const std::int64_t rounds = rows / threads / kReplicaRowsPerRound;
-  return static_cast<int>(std::clamp<std::int64_t>(rounds, kReplicaRoundsPerEpoch, kMostReplicaRounds));
+  // Divided: threads x weights may be large; the quotients are what bound rounds.
+  const std::int64_t by_rows = rows / threads / kReplicaRowsPerRound;
+  const std::int64_t by_width = std::min<std::int64_t>(threads, epoch_nnz / threads / std::max<std::int64_t>(weights, 1));
+  return static_cast<int>(
+      std::clamp<std::int64_t>(std::max(by_rows, by_width), kReplicaRoundsPerEpoch, kMostReplicaRounds));
 }
 
 bool reduce_shared_threads(int& threads, bool replicas) {
