@@ -118,6 +118,9 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
   // Past two threads the replicas keep their changes only, and merge often
   // (replica_changes.h; thread_updates.h, replica_rounds_per_epoch).
   changes_only_ = replicas_ > kSharedSkewedMaxThreads;
+  // A fit that threw left its changes as they were: begin_round starts them again
+  // for this fit's workers.
+  replica_changes_.release();
   replica_rounds_ = replicas_ > 0 ? replica_rounds_per_epoch(replicas_, source.n_rows(), source.nnz(), n_features_ + std::int64_t{1}) : 1;
   const std::size_t weights = static_cast<std::size_t>(n_features_) + 1;
   copies_.reset();
