@@ -225,7 +225,7 @@ BinaryFileLayout layout_share(const BinaryFileLayout& whole, int rank, int ranks
 }
 
 MappedBinaryPartition::MappedBinaryPartition(MappedBinaryFile file, int rank, int ranks)
-    : file_(std::move(file)), range_(chunk_share(file_, rank, ranks)), position_(range_.first) {
+    : file_(std::move(file)), range_(chunk_share(file_, rank, ranks)) {
   for (std::size_t c = range_.first; c < range_.last; ++c) {
     n_rows_ += file_.chunk_entry(c).n_rows;
     nnz_ += file_.chunk_entry(c).nnz;
@@ -233,10 +233,9 @@ MappedBinaryPartition::MappedBinaryPartition(MappedBinaryFile file, int rank, in
 }
 
 bool MappedBinaryPartition::next(CsrView& chunk) {
-  if (position_ >= range_.last) return false;
-  chunk = file_.chunk(position_);
-  ++position_;
-  if (position_ < range_.last) file_.prefetch(position_);  // the next chunk, while the caller works
+  if (!ResidentSource::next(chunk)) return false;
+  // The next chunk, while the caller works on this one.
+  if (position() < n_chunks()) file_.prefetch(range_.first + position());
   return true;
 }
 

@@ -29,10 +29,11 @@ SnapFile::SnapFile(const std::string& path, std::uint64_t max_memory, int rank, 
 
 std::unique_ptr<ChunkSource> SnapFile::open() const {
   if (plan_.stream) return std::make_unique<datasets::StreamedBinarySource>(layout_, plan_.buffers);
-  if (ranks_ > 1)
-    return std::make_unique<datasets::MappedBinaryPartition>(datasets::MappedBinaryFile(layout_.path), rank_, ranks_);
   datasets::BinaryOpenOptions options;
-  options.access = datasets::BinaryAccess::Random;
+  options.access = datasets::BinaryAccess::Random;  // resident: rows visited in any order
+  if (ranks_ > 1)
+    return std::make_unique<datasets::MappedBinaryPartition>(datasets::MappedBinaryFile(layout_.path, options), rank_,
+                                                             ranks_);
   auto source = std::make_unique<datasets::MappedBinarySource>(layout_.path, options);
   require(source->n_rows() == layout_.header.n_rows && source->n_features() == layout_.header.n_features,
           layout_.path + " changed since it was opened; pass it again");

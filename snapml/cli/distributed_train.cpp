@@ -84,9 +84,13 @@ std::unique_ptr<ChunkSource> open_share(const TrainOptions& o, Communicator& com
       return std::make_unique<datasets::StreamedBinarySource>(std::move(share), plan.buffers);
     }
   }
-  if (binary)
-    return std::make_unique<datasets::MappedBinaryPartition>(datasets::MappedBinaryFile(input), communicator.rank(),
-                                                             communicator.size());
+  if (binary) {
+    // Resident: the epochs visit the share's rows in any order (partition.h).
+    datasets::BinaryOpenOptions options;
+    options.access = datasets::BinaryAccess::Random;
+    return std::make_unique<datasets::MappedBinaryPartition>(datasets::MappedBinaryFile(input, options),
+                                                             communicator.rank(), communicator.size());
+  }
   datasets::SvmlightOptions options;
   options.threads = o.parameters.threads;
   datasets::IndexBase base = datasets::IndexBase::Auto;
@@ -116,7 +120,9 @@ void print_distribution(Communicator& world, const ChunkSource& source, const Tr
   world.allreduce_sum(comm_seconds.data(), comm_seconds.size());
   if (!world.is_root()) return;
   std::size_t rounds = 0;
-  for (const FitResult& fit : result.fits) rounds += fit.history.size();
+  // CoCoA+'s merges; a primal fit's iterations (each a reduction of its products).
+  for (const FitResult& fit : result.fits)
+    rounds += fit.rounds > 0 ? static_cast<std::size_t>(fit.rounds) : fit.history.size();
   const double slowest = *std::max_element(comm_seconds.begin(), comm_seconds.end());
   const double fastest = *std::min_element(comm_seconds.begin(), comm_seconds.end());
   std::cout << printf_string(

@@ -5,6 +5,8 @@ tests/conftest.py finds mpirun, the tools and the datasets):
   a9a K          K ranks on a9a against the single-process optimum and test accuracy
   a9a_binary K   the same from a .snap file cut into many chunks
   a9a_streamed K the .snap file streamed by every rank under --max-memory (its share only)
+  dual_epochs K  the dual solver's epochs on a9a at C = 1 (svmlight and .snap): within 3x one
+                 process's, merging many times an epoch
   news20 K       K ranks on news20.multiclass (20 one-vs-rest problems), problem by problem
   multinomial K  K ranks train news20's first 1500 rows by the multinomial loss (the
                  primal Newton solver, every product summed over the ranks): the
@@ -97,6 +99,32 @@ def test_a9a_streamed(scratch, ranks):
     for rank in range(ranks):
         check(f"snap-train: rank {rank}: its " in result.stderr and "streaming them through" in result.stderr,
               f"rank {rank} should say it streams its share:\n{result.stderr}")
+
+
+def epochs_in(out):
+    """The epochs of the fit's summary line ('snap-train: 29 epochs, ...')."""
+    found = [int(line.split()[1]) for line in out.splitlines()
+             if line.startswith("snap-train: ") and line.split()[2:3] == ["epochs,"]]
+    check(len(found) == 1, f"one summary line expected: {out!r}")
+    return found[0]
+
+
+@rank_counts(2)
+def test_dual_epochs(scratch, ranks):
+    # The dual solver (-s 7) on a9a at C = 1, weak regularisation on correlated
+    # one-hot rows: with one merge an epoch two ranks took 639 epochs to 1e-4
+    # where one process takes 19; merging every 512 rows a rank (thread_updates.h,
+    # distributed_rounds_per_epoch) about 30. The .snap share is resident too.
+    common = ["-s", 7, "-c", 1, "-B", 1, "-e", 1e-4, "-n", 1, "--max-iter", 1000]
+    single = epochs_in(ok(snap("train", *common, dataset("a9a"), f"{scratch}/single.model")).stdout)
+    snap_file = f"{scratch}/a9a.snap"
+    ok(snap("convert", "--chunk-rows", 1000, dataset("a9a"), snap_file))
+    for source in (dataset("a9a"), snap_file):
+        result = ok(mpirun(ranks, tool_path("snap-train"), *common, source, f"{scratch}/mpi.model"))
+        epochs = epochs_in(result.stdout)
+        check(epochs <= 3 * single, f"{source}: {epochs} epochs on {ranks} ranks, {single} in one process")
+        rounds = int(result.stdout.split(" rounds, ")[0].split()[-1])
+        check(rounds >= 16 * epochs, f"{source}: {rounds} merges in {epochs} epochs")
 
 
 def per_problem_last(rows):

@@ -207,6 +207,22 @@ TEST(SdcaCpu, ReplicasMergeMoreOftenAnEpochAsTheTeamGrows) {
   EXPECT_EQ(replica_rounds_per_epoch(64, std::int64_t{1} << 62, std::int64_t{1} << 62, 1), kMostReplicaRounds);
 }
 
+// Under mpirun a rank merges every kReplicaRowsPerRound rows a worker (its
+// replicas' rule where that asks more), while a round's passes over w stay within
+// the rank's epoch.
+TEST(SdcaCpu, RanksMergeSeveralTimesAnEpochWhileTheirWidthAffordsIt) {
+  // Half of a9a on one thread: 16,282 / 512 rounds; its 124 weights cost nothing.
+  EXPECT_EQ(distributed_rounds_per_epoch(1, 1, 16'282, 225'796, 124), 31);
+  // With 64 replicas, their own rule's 28 (kReplicaRowsPerRound would give none).
+  EXPECT_EQ(distributed_rounds_per_epoch(64, 28, 16'282, 225'796, 124), 28);
+  // Half of news20 binary: 62,062 weights, 636k non-zeros: two rounds, not 15.
+  EXPECT_EQ(distributed_rounds_per_epoch(1, 1, 8'028, 636'284, 62'062), 2);
+  // The larger share of a 200k-row click log (2^16 columns): 17, not 256.
+  EXPECT_EQ(distributed_rounds_per_epoch(1, 1, 131'072, 4'579'000, 65'537), 17);
+  EXPECT_EQ(distributed_rounds_per_epoch(1, 1, 1'000, 10'000, 1'000'000), 1);  // never fewer than one
+  EXPECT_EQ(distributed_rounds_per_epoch(1, 1, std::int64_t{1} << 62, std::int64_t{1} << 62, 1), kMostReplicaRounds);
+}
+
 // Past two threads the replicas keep their changes only and merge more often
 // (here 4 rounds an epoch at four threads): the same optimum as one
 // thread's, w = w(alpha) after every merge, the dual never decreasing.

@@ -102,23 +102,26 @@ BinaryFileLayout layout_share(const BinaryFileLayout& whole, int rank, int ranks
 // This rank's contiguous run of chunks of a mapped binary file, with no copy.
 // Every rank maps the whole file (the kernel reads only the pages it touches).
 // n_rows and nnz are this rank's; n_features is the file's, the same on every rank.
-class MappedBinaryPartition final : public ChunkSource {
+// Resident, as the one-process reader's rows are: the dual solver's epochs then
+// visit the share's rows in a fresh random order and merge the ranks' changes
+// several times an epoch (thread_updates.h, distributed_rounds_per_epoch);
+// a share larger than --max-memory streams instead (StreamedBinarySource).
+class MappedBinaryPartition final : public ResidentSource {
  public:
   MappedBinaryPartition(MappedBinaryFile file, int rank, int ranks);
 
   bool next(CsrView& chunk) override;
-  void reset() override { position_ = range_.first; }
   std::int32_t n_features() const override { return file_.n_features(); }
   std::int64_t n_rows() const override { return n_rows_; }
   std::int64_t nnz() const override { return nnz_; }
   std::size_t n_chunks() const override { return range_.last - range_.first; }
+  CsrView chunk(std::size_t index) const override { return file_.chunk(range_.first + index); }
   const MappedBinaryFile& file() const { return file_; }
   ChunkRange chunks() const { return range_; }
 
  private:
   MappedBinaryFile file_;
   ChunkRange range_;
-  std::size_t position_ = 0;
   std::int64_t n_rows_ = 0;
   std::int64_t nnz_ = 0;
 };

@@ -53,6 +53,14 @@ int replica_rounds_per_epoch(int threads, std::int64_t rows, std::int64_t epoch_
       std::clamp<std::int64_t>(std::max(by_rows, by_width), kReplicaRoundsPerEpoch, kMostReplicaRounds));
 }
 
+int distributed_rounds_per_epoch(int workers, int replica_rounds, std::int64_t rows, std::int64_t epoch_nnz,
+                                 std::int64_t weights) {
+  const std::int64_t by_rows =
+      std::max<std::int64_t>(rows / std::max(workers, 1) / kReplicaRowsPerRound, replica_rounds);
+  const std::int64_t by_cost = epoch_nnz / (kRoundPassesOverWeights * std::max<std::int64_t>(weights, 1));
+  return static_cast<int>(std::clamp<std::int64_t>(std::min(by_rows, by_cost), 1, kMostReplicaRounds));
+}
+
 bool reduce_shared_threads(int& threads, bool replicas) {
   if (replicas || threads <= 1) return false;
   threads = std::max(1, threads / 2);
