@@ -112,7 +112,7 @@ TEST(CocoaRound, OneWorkerStopsAtMaxEpochsWithACertificate) {
 TEST(CocoaRound, SeveralWorkersShortenARoundWhoseOverlapExceedsSigma) {
   ScriptedBackend backend;
   // Round 1: the workers' changes do not overlap (rho = 1): gamma 1, next sigma'
-  // 1.25 rho. Round 2: they all point the same way (rho = 2 > 1.25): gamma =
+  // rho. Round 2: they all point the same way (rho = 2 > 1): gamma =
   // sigma' / rho, and alpha is scaled back alike. Round 3: rho = 1 again.
   backend.changes = {{1.0, 0.0, 1.0}, {1.0, 1.0, 1.0}, {0.0, 1.0, 1.0}};
   SolverParameters parameters;
@@ -125,12 +125,12 @@ TEST(CocoaRound, SeveralWorkersShortenARoundWhoseOverlapExceedsSigma) {
   EXPECT_EQ(backend.rounds_begun, 3);
   EXPECT_EQ(backend.epochs_seen, (std::vector<int>{0, 1, 2, 3, 4, 5}));
   // sigma' starts at K = 2 (safe before any measurement), then adapts.
-  EXPECT_EQ(backend.sigmas_seen, (std::vector<double>{2.0, 2.0, 1.25, 1.25, 2.0, 2.0}));
+  EXPECT_EQ(backend.sigmas_seen, (std::vector<double>{2.0, 2.0, 1.0, 1.0, 2.0, 2.0}));
   ASSERT_EQ(backend.gammas_applied.size(), 3u);
   EXPECT_DOUBLE_EQ(backend.gammas_applied[0], 1.0);
-  EXPECT_DOUBLE_EQ(backend.gammas_applied[1], 1.25 / 2.0);
+  EXPECT_DOUBLE_EQ(backend.gammas_applied[1], 1.0 / 2.0);
   EXPECT_DOUBLE_EQ(backend.gammas_applied[2], 1.0);
-  EXPECT_EQ(backend.gammas_scaled, (std::vector<double>{1.25 / 2.0}));
+  EXPECT_EQ(backend.gammas_scaled, (std::vector<double>{1.0 / 2.0}));
   // Several workers: a certificate after every round.
   EXPECT_EQ(backend.certified_before, (std::vector<int>{2, 4, 6}));
 }
@@ -139,7 +139,7 @@ TEST(CocoaRound, SeveralRoundsAnEpochMergeAfterEachShareAndCountTheEpochOnce) {
   ScriptedBackend backend;
   backend.parts = 2;
   backend.visited_per_epoch = 5;  // each share visits half the rows
-  // Rounds 1-2 (epoch 0): rho 1, then rho 2 > 1.25 (gamma 0.625); rounds 3-4 (epoch 1): rho 1.
+  // Rounds 1-2 (epoch 0): rho 1, then rho 2 > 1 (gamma 0.5); rounds 3-4 (epoch 1): rho 1.
   backend.changes = {{1.0, 0.0, 1.0}, {1.0, 1.0, 1.0}, {0.0, 1.0, 1.0}, {1.0, 0.0, 1.0}};
   SolverParameters parameters;
   parameters.tol = 1e-9;
@@ -155,9 +155,9 @@ TEST(CocoaRound, SeveralRoundsAnEpochMergeAfterEachShareAndCountTheEpochOnce) {
   EXPECT_EQ(backend.epochs_seen, (std::vector<int>{0, 0, 1, 1}));
   EXPECT_EQ(backend.parts_seen, (std::vector<int>{0, 1, 0, 1}));
   EXPECT_EQ(backend.shares_seen, (std::vector<int>{2, 2, 2, 2}));
-  EXPECT_EQ(backend.sigmas_seen, (std::vector<double>{2.0, 1.25, 2.0, 1.25}));
-  EXPECT_EQ(backend.gammas_applied, (std::vector<double>{1.0, 1.25 / 2.0, 1.0, 1.0}));
-  EXPECT_EQ(backend.gammas_scaled, (std::vector<double>{1.25 / 2.0}));
+  EXPECT_EQ(backend.sigmas_seen, (std::vector<double>{2.0, 1.0, 2.0, 1.0}));
+  EXPECT_EQ(backend.gammas_applied, (std::vector<double>{1.0, 1.0 / 2.0, 1.0, 1.0}));
+  EXPECT_EQ(backend.gammas_scaled, (std::vector<double>{1.0 / 2.0}));
   EXPECT_EQ(progress_epochs, (std::vector<int>{1, 2}));  // once an epoch, after its last share
   // With H local epochs a round spans them all: one share an epoch.
   ScriptedBackend spanning;

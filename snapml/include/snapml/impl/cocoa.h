@@ -17,12 +17,20 @@
 // step is K times shorter than it needs to be.
 //
 // This rule keeps the guarantee while adapting sigma': the next round's sigma' is
-// the last measured rho (times a margin, within [1, K]). If a round's rho exceeds
+// the last measured rho (within [1, K]). If a round's rho exceeds
 // the sigma' it was solved with, the round is accepted with gamma = sigma' / rho
 // (every worker scales its alpha change and w's change by gamma, which keeps
 // w = w(alpha) and alpha feasible: a convex combination of two feasible points),
 // so the bound above holds for every round and the dual never decreases.
 // rho costs one more double in the round's allreduce (sum_k ||dw_k||^2).
+// No headroom over the last rho: with 1.25 rho (the first rule) a round shortened
+// now and then cost less than every round's steps 1.25 times too short. Epochs
+// to 1e-4 at 16 threads on 2 cores (-s 7 -c 1 -B 1, seeds 3-6; one thread's in
+// brackets), 1.25 rho against rho: w8a (22) 30-41 against 27-31, a9a (18-19)
+// 24-30 against 21-27, a 200k-row click log (40) 57-58 against 51-52; the
+// hinge loss on a9a (-e 1e-3) 151-160 against 138-143; two ranks neither way
+// (a9a 29 / 32, w8a 20 / 17; docs/benchmarks/threads.md, "sigma' without
+// headroom").
 #pragma once
 
 #include <algorithm>
@@ -37,11 +45,6 @@ struct RoundSums {
 
 class CocoaAggregation {
  public:
-  // Headroom over the last rho: rho moves from round to round, and a round whose
-  // rho exceeds sigma' is shortened (gamma < 1), which costs more than a slightly
-  // larger sigma'.
-  static constexpr double kMargin = 1.25;
-
   explicit CocoaAggregation(int workers, bool adaptive = true)
       : workers_(std::max(workers, 1)), adaptive_(adaptive), sigma_(static_cast<double>(std::max(workers, 1))) {}
 
@@ -57,7 +60,7 @@ class CocoaAggregation {
     const double rho = std::clamp(square_of_sum / sum_of_squares, 1.0, static_cast<double>(workers_));
     last_rho_ = rho;
     const double gamma = rho > sigma_ ? sigma_ / rho : 1.0;
-    if (adaptive_) sigma_ = std::clamp(kMargin * rho, 1.0, static_cast<double>(workers_));
+    if (adaptive_) sigma_ = rho;  // within [1, K] already
     return gamma;
   }
 
