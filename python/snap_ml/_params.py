@@ -123,9 +123,12 @@ def resolve_threads(n_jobs):
     """The core's thread count from scikit-learn's ``n_jobs``.
 
     ``None`` means 1 (scikit-learn's convention), -1 every CPU, -2 all but one, and
-    so on (joblib's convention). A count above the core's limit (4 per hardware
-    thread, at least 64; snapml/threads.h) is lowered to the limit, as
-    scikit-learn's estimators run at most as many threads as there are cores.
+    so on (joblib's convention): every CPU this process may use (its affinity),
+    and under mpirun this rank's share of the machine, as snap-train's
+    ``--threads 0`` (two ranks on 16 cores: 8 each, not 16). A count above the
+    core's limit (4 per hardware thread, at least 64; snapml/threads.h) is lowered
+    to the limit, as scikit-learn's estimators run at most as many threads as there
+    are cores.
     """
     if n_jobs is None:
         return 1
@@ -133,7 +136,7 @@ def resolve_threads(n_jobs):
         raise ValueError(f"n_jobs must be None, a positive integer or -1 (all CPUs), got {n_jobs!r}")
     if n_jobs > 0:
         return min(int(n_jobs), _core.thread_limit())
-    return max(1, (os.cpu_count() or 1) + 1 + int(n_jobs))
+    return max(1, _core.threads_per_rank() + 1 + int(n_jobs))
 
 
 def estimator_threads(estimator):

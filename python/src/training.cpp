@@ -277,6 +277,8 @@ py::tuple train_any(const py::object& x, const Model* warm_start, bool verbose, 
 
 void bind_training(py::module_& m) {
   m.def("thread_limit", &thread_limit, "the most threads a parallel region uses (snapml/threads.h)");
+  m.def("threads_per_rank", &threads_per_rank,
+        "the CPUs this process may use, its share of the machine under mpirun (snapml/threads.h)");
   m.attr("MAX_COST") = kMaxCost;  // the largest C times a class weight (snapml/solver.h)
   m.def("train", &train_any,
         "Trains on a CsrData with labels or a SnapFile; returns (Model, [history dict per problem, with the "

@@ -1,8 +1,6 @@
 // snap-train as one CoCoA+ rank under mpirun (distributed_train.h).
 #include "distributed_train.h"
 
-#include <sched.h>
-
 #include <mpi.h>
 
 #include <algorithm>
@@ -23,6 +21,7 @@
 #include "snapml/error.h"
 #include "snapml/mpi/mpi_communicator.h"
 #include "snapml/mpi/timed_communicator.h"
+#include "snapml/threads.h"
 #include "snapml/impl/rank_agreement.h"
 #include "text_format.h"
 #include "train_report.h"
@@ -31,29 +30,6 @@ namespace snapml::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// Ranks that share this machine, as the launcher tells (1 when it does not).
-int ranks_on_this_node() {
-  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"}) {
-    if (const char* value = std::getenv(name)) {
-      const int ranks = std::atoi(value);
-      if (ranks > 0) return ranks;
-    }
-  }
-  return 1;
-}
-
-// --threads 0 under mpirun: this rank's fair share of the machine, and never
-// more than the CPUs the launcher bound it to (OpenMPI binds each of up to two
-// ranks to one core unless told otherwise).
-int default_threads_per_rank() {
-  const int hardware = std::max(1u, std::thread::hardware_concurrency());
-  int allowed = hardware;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0) allowed = std::max(1, CPU_COUNT(&set));
-  return std::max(1, std::min(allowed, hardware / ranks_on_this_node()));
-}
 
 // This rank's rows: a mapped run of chunks of a binary file (streamed from disk
 // when --max-memory, a budget per rank, cannot hold them), or its share of an
@@ -139,7 +115,7 @@ int train_rank(TrainOptions& o, Communicator& world) {
   require(o.folds == 0, search + " runs in one process; run snap-train " + (o.find_C ? "-C" : "-v") +
                             " without mpirun");
   TrainParameters& p = o.parameters;
-  if (p.threads == 0) p.threads = default_threads_per_rank();
+  if (p.threads == 0) p.threads = threads_per_rank();
   const bool root = world.is_root();
 
   Dataset held;

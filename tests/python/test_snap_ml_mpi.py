@@ -6,6 +6,7 @@ The mpirun tests skip when mpirun is missing or snap_ml was built without MPI, a
 fail instead under CI=true (as test_mpi_python.py's).
 """
 
+import os
 import re
 import subprocess
 import sys
@@ -21,7 +22,7 @@ import snap_ml_mpi
 from conftest import REPO, dataset_path, load_dataset, mpirun_env
 from snap_ml import LogisticRegression as SnapLogisticRegression
 from snap_ml import _core, datasets
-from snap_ml._params import estimator_threads
+from snap_ml._params import estimator_threads, resolve_threads
 from snap_ml_mpi import Loaders, Metrics
 from snap_ml_mpi.Loaders import agreed_columns, read_share
 from test_mpi_python import mpirun_of_an_mpi_build
@@ -153,6 +154,23 @@ def test_num_threads_is_the_old_name_of_n_jobs():
     assert lr.fit(X, y).estimator_.n_jobs == 3
     with pytest.raises(ValueError, match="num_threads is the old name of n_jobs"):
         snap_ml_mpi.LogisticRegression(num_threads=3, n_jobs=2).fit(X, y)
+
+
+def test_negative_n_jobs_counts_this_ranks_share_of_the_machine(monkeypatch):
+    # -1 is every CPU this process may use; under mpirun the rank's share, as
+    # snap-train's --threads 0 (snapml/threads.h, threads_per_rank): K ranks each
+    # running every CPU would oversubscribe the cores K times.
+    for name in ("OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"):
+        monkeypatch.delenv(name, raising=False)
+    cpus = len(os.sched_getaffinity(0))
+    assert resolve_threads(-1) == cpus
+    assert resolve_threads(-2) == max(1, cpus - 1)
+    monkeypatch.setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "2")
+    share = max(1, min(cpus, (os.cpu_count() or 1) // 2))
+    assert resolve_threads(-1) == share
+    assert estimator_threads(SnapLogisticRegression(num_threads=-1)) == share
+    monkeypatch.setenv("OMPI_COMM_WORLD_LOCAL_SIZE", str(10 * (os.cpu_count() or 1)))
+    assert resolve_threads(-1) == 1  # more ranks than CPUs: one thread each
 
 
 def test_metrics_need_a_dataset():

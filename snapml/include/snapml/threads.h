@@ -35,6 +35,14 @@ int clamp_threads(int requested);
 inline constexpr std::int64_t kEpochNnzPerThread = 180000;
 int default_threads(std::int64_t epoch_nnz, int available);
 
+// The threads this process may use: the CPUs it is bound to, and never more than
+// its share of the machine's hardware threads among the ranks a launcher put on
+// this node (OMPI_COMM_WORLD_LOCAL_SIZE, MPI_LOCALNRANKS, SLURM_NTASKS_PER_NODE;
+// OpenMPI binds each of up to two ranks to one core unless told otherwise). What
+// snap-train's --threads 0 runs under mpirun and Python's negative n_jobs counts
+// from: two ranks each asking for every CPU would run twice the cores.
+int threads_per_rank();
+
 // How long an idle OpenMP thread spins before it sleeps: libgomp's GOMP_SPINCOUNT,
 // which the command-line tools (snapml/cli/openmp_wait.h: a restart with it set,
 // since libgomp reads it before main) and the Python package
