@@ -119,7 +119,7 @@ int replica_rounds_per_epoch(int threads, std::int64_t rows, std::int64_t epoch_
 // same fixed blocks round after round. On correlated data that costs rounds, not
 // epochs: two ranks on a9a (-s 7 -c 1 -e 1e-4, one thread each) took about 640
 // rounds whatever the rows a round, 639 epochs at one round an epoch, 43 at 16,
-// 27 at 64 (one process: 19; docs/distributed.md, "Rounds an epoch"). So a rank
+// 27 at 64 (one process: 18; docs/distributed.md, "Rounds an epoch"). So a rank
 // merges every kReplicaRowsPerRound rows a worker (its replicas' rule where that
 // asks for more), while each round's dense work on w (the change, its allreduce
 // and its application: about kRoundPassesOverWeights passes over the weights
@@ -127,7 +127,7 @@ int replica_rounds_per_epoch(int threads, std::int64_t rows, std::int64_t epoch_
 // whose epochs its rounds do not bound (rho near 1: the ranks' changes barely
 // overlap), gets 2.
 // `workers`: this rank's CoCoA+ workers; `replica_rounds`: replica_rounds_per_epoch
-// for them, or 1. The ranks take the smallest of their answers (SdcaCpuSolver).
+// for them, or 1. The ranks take the largest of their answers (SdcaCpuSolver).
 inline constexpr std::int64_t kRoundPassesOverWeights = 4;
 int distributed_rounds_per_epoch(int workers, int replica_rounds, std::int64_t rows, std::int64_t epoch_nnz,
                                  std::int64_t weights);

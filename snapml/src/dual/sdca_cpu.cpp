@@ -121,16 +121,18 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
   // A fit that threw left its changes as they were: begin_round starts them again
   // for this fit's workers.
   replica_changes_.release();
-  replica_rounds_ = replicas_ > 0 ? replica_rounds_per_epoch(replicas_, source.n_rows(), source.nnz(), n_features_ + std::int64_t{1}) : 1;
+  const std::int64_t width = n_features_ + std::int64_t{1};
+  epoch_rounds_ = replicas_ > 0 ? replica_rounds_per_epoch(replicas_, source.n_rows(), source.nnz(), width) : 1;
   if (communicator.size() > 1) {
     // Every rank cuts its epochs alike, as the rank with the most rows asks (a
-    // smaller share's rounds are shorter); not at all where a rank streams its
-    // share (a streamed epoch is not cut) or a round spans several epochs.
-    std::int64_t asked[2] = {distributed_rounds_per_epoch(local_workers(), replica_rounds_, source.n_rows(),
-                                                          source.nnz(), n_features_ + std::int64_t{1}),
-                             resident_.chunks.empty() || parameters_.local_epochs > 1 ? 1 : 0};
+    // smaller share's rounds are shorter); not at all where a round spans several
+    // epochs or a rank holds no chunk in memory (a streamed share, whose epoch is
+    // not cut, or an empty one).
+    std::int64_t asked[2] = {
+        distributed_rounds_per_epoch(local_workers(), epoch_rounds_, source.n_rows(), source.nnz(), width),
+        resident_.chunks.empty() || parameters_.local_epochs > 1 ? 1 : 0};
     communicator.allreduce_max(asked, 2);
-    replica_rounds_ = asked[1] > 0 ? 1 : static_cast<int>(asked[0]);
+    epoch_rounds_ = asked[1] > 0 ? 1 : static_cast<int>(asked[0]);
   }
   const std::size_t weights = static_cast<std::size_t>(n_features_) + 1;
   copies_.reset();

@@ -103,7 +103,9 @@ class SdcaCpuSolver final : public Solver, private RoundBackend {
   int threads_ = 1;
   int ranks_ = 1;
   int replicas_ = 0;  // threads_ with replicas (thread_updates.h), else 0
-  int replica_rounds_ = 1;  // rounds an epoch with replicas or ranks (replica_rounds_per_epoch, distributed_rounds_per_epoch)
+  // Rounds an epoch with replicas or ranks (rounds_per_epoch; thread_updates.h:
+  // replica_rounds_per_epoch, distributed_rounds_per_epoch).
+  int epoch_rounds_ = 1;
   std::int32_t n_features_ = 0;  // global: the largest over ranks
   std::int64_t n_rows_ = 0;      // this rank's
   std::vector<double> squared_norms_;  // ||x_i||^2 + intercept_scaling^2, visiting order

@@ -16,7 +16,7 @@
 namespace snapml::detail {
 
 int SdcaCpuSolver::rounds_per_epoch() const {
-  return (replicas_ > 0 || ranks_ > 1) && !resident_.chunks.empty() ? replica_rounds_ : 1;
+  return (replicas_ > 0 || ranks_ > 1) && !resident_.chunks.empty() ? epoch_rounds_ : 1;
 }
 
 void SdcaCpuSolver::begin_round() {
