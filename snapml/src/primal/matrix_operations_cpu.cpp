@@ -1,10 +1,12 @@
 // The CPU backend of the matrix-operations seam (snapml/impl/matrix_operations.h).
 #include <algorithm>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "../common/omp_threads.h"
+#include "transposed_rows.h"
 #include "snapml/error.h"
 #include "snapml/impl/matrix_operations.h"
 
@@ -70,6 +72,13 @@ class CpuMatrixOperations final : public MatrixOperations {
   void margins_block(const double* w, int columns, double* out) override {
     const auto K = static_cast<std::size_t>(columns);
     const double* bias_w = w + static_cast<std::size_t>(n_features_) * K;
+    if (K > 1 && transposed(K)) {
+SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
+      for (std::int64_t i = 0; i < n_rows_; ++i)
+        for (std::size_t k = 0; k < K; ++k) out[static_cast<std::size_t>(i) * K + k] = bias_value_ * bias_w[k];
+      transposed_->add_times(w, K, out);
+      return;
+    }
     std::int64_t offset = 0;
     for_each_chunk([&](const CsrView& x) {
       double* chunk_out = out + static_cast<std::size_t>(offset) * K;
@@ -94,7 +103,10 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
   void transpose_times(const double* d, double* out) override { transpose_times_block(d, 1, out); }
 
   void transpose_times_block(const double* d, int columns, double* out) override {
-    accumulate<false>(out, static_cast<std::size_t>(columns), row_factors(d, columns));
+    if (columns > 1 && transposed(static_cast<std::size_t>(columns)))
+      transposed_times<false>(d, static_cast<std::size_t>(columns), out);
+    else
+      accumulate<false>(out, static_cast<std::size_t>(columns), row_factors(d, columns));
   }
 
   void hessian_product(const double* curvature, const double* v, double* out) override {
@@ -157,7 +169,10 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
   }
 
   void hessian_diagonal_block(const double* curvature, int columns, double* out) override {
-    accumulate<true>(out, static_cast<std::size_t>(columns), row_factors(curvature, columns));
+    if (columns > 1 && transposed(static_cast<std::size_t>(columns)))
+      transposed_times<true>(curvature, static_cast<std::size_t>(columns), out);
+    else
+      accumulate<true>(out, static_cast<std::size_t>(columns), row_factors(curvature, columns));
   }
 
  private:
@@ -247,12 +262,41 @@ SNAPML_OMP(parallel for num_threads(detail::threads_for(entries, threads_)) sche
     }, [&](const CsrView& x) { offset += x.n_rows; });
   }
 
+  // Whether the block products over K columns read the rows' column-major copy
+  // (transposed_rows.h), made on the first call: for resident rows, where the
+  // copy takes no more memory than the per-thread copies of the product it
+  // replaces (at least one product's size: a single thread gains too).
+  bool transposed(std::size_t K) {
+    if (!transposed_ && source_.resident() && source_.n_rows() <= std::numeric_limits<std::int32_t>::max() &&
+        detail::TransposedRows::bytes(source_, threads_) <=
+            static_cast<std::uint64_t>(std::max(threads_, 1)) * n_weights() * K * sizeof(double))
+      transposed_ = std::make_unique<detail::TransposedRows>(source_, threads_);
+    return transposed_ != nullptr;
+  }
+
+  // accumulate's product from the column-major copy; the bias's row summed over
+  // the rows in order.
+  template <bool squared>
+  void transposed_times(const double* f, std::size_t K, double* out) {
+    transposed_->times(f, K, squared, out, threads_);
+    // Features the matrix's width has beyond the source's: no entries.
+    std::fill(out + transposed_->columns() * K, out + static_cast<std::size_t>(n_features_) * K, 0.0);
+    const double bias_factor = squared ? bias_value_ * bias_value_ : bias_value_;
+    double* bias_target = out + static_cast<std::size_t>(n_features_) * K;
+    std::fill(bias_target, bias_target + K, 0.0);
+    for (std::int64_t i = 0; i < n_rows_; ++i) {
+      const double* row = f + static_cast<std::size_t>(i) * K;
+      for (std::size_t k = 0; k < K; ++k) bias_target[k] += row[k] * bias_factor;
+    }
+  }
+
   ChunkSource& source_;
   std::int32_t n_features_;
   double bias_value_;
   int threads_;
   std::int64_t n_rows_;
   std::vector<double> partial_;  // threads x the product's size, when threads > 1
+  std::unique_ptr<detail::TransposedRows> transposed_;
   double pairs_ = 0.0;            // hessian_matrix_pairs, from rows()
   double entries_ = 0.0;          // row_entries, from rows()
 };

@@ -159,7 +159,9 @@ double PrimalNewtonSolver::gradient(const std::vector<double>& w, const std::vec
   communicator_->allreduce_sum(g.data(), g.size());
   const double dual_sum = g[width];
   g.resize(width);
-  for (std::size_t j = 0; j < width; ++j) g[j] += regulariser_[j] * w[j];
+  const auto entries = static_cast<std::int64_t>(width);
+SNAPML_OMP(parallel for num_threads(detail::threads_for(entries, threads_)) schedule(static))
+  for (std::int64_t j = 0; j < entries; ++j) g[j] += regulariser_[j] * w[j];
   return dual_sum;
 }
 

@@ -6,6 +6,7 @@
 // not a device.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "../common/interleaved_sums.h"
+#include "../common/omp_threads.h"
 #include "counted_operations.h"
 #include "newton_objective.h"
 #include "snapml/error.h"
@@ -47,11 +49,25 @@ class PrimalNewtonSolver final : public Solver {
   FitResult fit(ChunkSource& source, Communicator& communicator, SolverState& state) override;
 
  private:
-  static double dot(const std::vector<double>& a, const std::vector<double>& b) {
-    return detail::interleaved_dot(a.data(), b.data(), 0, static_cast<std::int64_t>(a.size()));
+  // a . b: below kParallelEntries in one sweep; above, in blocks of
+  // kParallelEntries entries summed in block order (one thread's sweep each), the
+  // same bits for any thread count (the multinomial loss's 1.24 million weights
+  // on news20: a third of a millisecond an iteration for each such product).
+  double dot(const std::vector<double>& a, const std::vector<double>& b) const {
+    const auto n = static_cast<std::int64_t>(a.size());
+    if (n < detail::kParallelEntries) return detail::interleaved_dot(a.data(), b.data(), 0, n);
+    const std::int64_t blocks = (n + detail::kParallelEntries - 1) / detail::kParallelEntries;
+    std::vector<double> sums(static_cast<std::size_t>(blocks));
+SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
+    for (std::int64_t block = 0; block < blocks; ++block)
+      sums[static_cast<std::size_t>(block)] = detail::interleaved_dot(
+          a.data(), b.data(), block * detail::kParallelEntries, std::min(n, (block + 1) * detail::kParallelEntries));
+    double total = 0.0;
+    for (const double sum : sums) total += sum;
+    return total;
   }
 
-  static double norm(const std::vector<double>& a) { return std::sqrt(dot(a, a)); }
+  double norm(const std::vector<double>& a) const { return std::sqrt(dot(a, a)); }
 
   // a += scale * b
   static void axpy(double scale, const std::vector<double>& b, std::vector<double>& a) {

@@ -36,7 +36,7 @@ class PrimalNewtonSolver::TrustRegionSteps {
     for (std::size_t j = 0; j < width_; ++j) delta += g_[j] * g_[j] / solver_.preconditioner_[j];
     return std::sqrt(delta);
   }
-  double gradient_norm() const { return norm(g_); }
+  double gradient_norm() const { return solver_.norm(g_); }
   double cg_target(double f) const {
     return detail::trust_region::cg_target(solver_.certified(), solver_.parameters_.tol, f);
   }
@@ -59,7 +59,7 @@ class PrimalNewtonSolver::TrustRegionSteps {
   }
   double cg_curvature() {
     solver_.hessian_product(d_, hd_);
-    return dot(d_, hd_);
+    return solver_.dot(d_, hd_);
   }
   detail::trust_region::CgAdvance cg_advance(double step, double zr) {
     const std::vector<double>& m = solver_.preconditioner_;
@@ -92,8 +92,8 @@ class PrimalNewtonSolver::TrustRegionSteps {
   detail::trust_region::TrialStep try_step() {
     detail::trust_region::TrialStep trial;
     for (std::size_t j = 0; j < width_; ++j) trial_[j] = w_[j] + s_[j];
-    trial.gs = dot(g_, s_);
-    trial.sr = dot(s_, r_);
+    trial.gs = solver_.dot(g_, s_);
+    trial.sr = solver_.dot(s_, r_);
     trial.f_trial = solver_.value(trial_, trial_margins_);
     double s_norm = 0.0;  // ||s||_M
     for (std::size_t j = 0; j < width_; ++j) s_norm += s_[j] * solver_.preconditioner_[j] * s_[j];

@@ -76,3 +76,73 @@ TEST(CpuMatrixOperations, HessianMatrixIsTheHessianProductsColumns) {
 }
 
 }  // namespace
+
+namespace {
+
+using namespace snapml;
+
+// The rows of a resident source, handed out one chunk at a time only: the
+// matrix operations read them row-major, as they read a stream.
+class ForwardOnly final : public ChunkSource {
+ public:
+  explicit ForwardOnly(const Dataset& data) : inner_(data) {}
+  bool next(CsrView& chunk) override { return inner_.next(chunk); }
+  void reset() override { inner_.reset(); }
+  std::int32_t n_features() const override { return inner_.n_features(); }
+  std::int64_t n_rows() const override { return inner_.n_rows(); }
+  std::int64_t nnz() const override { return inner_.nnz(); }
+  std::size_t n_chunks() const override { return inner_.n_chunks(); }
+
+ private:
+  InMemorySource inner_;
+};
+
+// The block products over K columns of resident rows read a column-major copy
+// (transposed_rows.h): each weight's sum runs over the rows in order and each
+// margin's over its columns in order, so for any thread count they give the bits
+// of one thread's row-major pass over a stream (the rows' columns increase), and
+// the features the width has beyond the rows' are zero. (Three threads'
+// own row-major sums differ in the last bits: the test fails where they are used.
+// Sparse rows over many features, as the copy is made where it takes no more
+// memory than the threads' copies of the product.)
+TEST(CpuMatrixOperations, BlockProductsOfResidentRowsAreOneThreadsRowMajorSums) {
+  snapml::testing::RandomProblemOptions options;
+  options.features = 400;
+  options.density = 0.02;
+  const Dataset data = snapml::testing::random_problem(options);
+  const std::int32_t width_features = data.n_features() + 2;
+  const int K = 8;
+  ForwardOnly stream(data);
+  const auto reference = make_cpu_matrix_operations(stream, width_features, 0.75, 1);
+  const auto rows = static_cast<std::size_t>(reference->n_rows());
+  const std::size_t size = reference->n_weights() * K;
+  std::vector<double> factors(rows * K);
+  for (std::size_t i = 0; i < factors.size(); ++i)
+    factors[i] = i % 7 == 0 ? 0.0 : std::sin(0.37 * static_cast<double>(i)) * (1.0 + static_cast<double>(i % 5));
+  std::vector<double> weights(size);
+  for (std::size_t j = 0; j < size; ++j) weights[j] = std::cos(0.23 * static_cast<double>(j)) * (j % 3 == 0 ? 0.0 : 1.5);
+  std::vector<double> product(size), diagonal(size), margins(rows * K);
+  reference->margins_block(weights.data(), K, margins.data());
+  reference->transpose_times_block(factors.data(), K, product.data());
+  reference->hessian_diagonal_block(factors.data(), K, diagonal.data());
+  for (std::size_t j = static_cast<std::size_t>(data.n_features()) * K; j < (data.n_features() + 2u) * K; ++j)
+    EXPECT_EQ(product[j], 0.0) << j;
+  for (const int threads : {1, 3}) {
+    InMemorySource source(data);
+    const auto operations = make_cpu_matrix_operations(source, width_features, 0.75, threads);
+    for (int pass = 0; pass < 2; ++pass) {  // the copy is made on the first call, kept for the next
+      std::vector<double> out(size, -1.0), out_diagonal(size, -1.0), out_margins(rows * K, -1.0);
+      operations->margins_block(weights.data(), K, out_margins.data());
+      for (std::size_t i = 0; i < rows * K; ++i)
+        EXPECT_EQ(out_margins[i], margins[i]) << "margin " << i << ", " << threads << " threads";
+      operations->transpose_times_block(factors.data(), K, out.data());
+      operations->hessian_diagonal_block(factors.data(), K, out_diagonal.data());
+      for (std::size_t j = 0; j < size; ++j) {
+        EXPECT_EQ(out[j], product[j]) << "entry " << j << ", " << threads << " threads";
+        EXPECT_EQ(out_diagonal[j], diagonal[j]) << "entry " << j << ", " << threads << " threads";
+      }
+    }
+  }
+}
+
+}  // namespace
