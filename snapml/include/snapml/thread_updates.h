@@ -99,11 +99,15 @@ inline constexpr int kReplicaRoundsPerEpoch = 2;
 // kReplicaRoundsPerEpoch. A thread's steps between two merges miss the other
 // threads' (CoCoA+'s local subproblem): the more rows a worker steps alone, the
 // more the workers' changes align and the smaller each step must be. Epochs to
-// 1e-4 at 16 threads (-s 7 -B 1; one thread's in brackets; epochs do not depend
-// on the machine: replicas merge by CoCoA+'s rule; docs/benchmarks/threads.md,
-// "Rounds without the copies"): the 2M-row click log (2^20 columns, -c 0.1; 11)
-// 55-56 at 4 rounds an epoch, 27 at 64, 18 at 128, 16 at 256, 15 at 488; a
-// 200k-row click log (2^16 columns; 7) 19-23 at 2 rounds, 8-9 at 16 to 48. Such
+// 1e-4 at 16 threads time-sliced on 2 cores (-s 7 -B 1; one thread's in
+// brackets; docs/benchmarks/threads.md, "Rounds without the copies"): the 2M-row
+// click log (2^20 columns, -c 0.1; 11) 55-56 at 4 rounds an epoch, 27 at 64, 18
+// at 128, 16 at 256, 15 at 488; a 200k-row click log (2^16 columns; 7) 19-23 at
+// 2 rounds, 8-9 at 16 to 48. Those are the epochs of the few threads that hold
+// a core and claim most blocks: 16 equal workers (blocks dealt, "Sixteen workers
+// on 2 cores") took 73 epochs on the 2M log at this rule's 244 rounds, 37 at
+// 1,024 and 13 at 4,096, which only rounds far cheaper than today's (a few
+// parallel regions each) could afford. Such
 // rounds are affordable only because past two threads the replicas keep their
 // changes only and a merge costs the columns the round touched
 // (replica_changes.h); full copies cost T x weights a merge. At two threads 2 to
