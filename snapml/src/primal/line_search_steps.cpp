@@ -18,7 +18,7 @@ void PrimalNewtonSolver::lbfgs(FitResult& result, std::vector<double>& w, std::v
                           std::vector<double>& g, double f, double first_gradient_norm) {
   const std::size_t width = w.size();
   detail::LbfgsMemory memory(width, kLbfgsPairs, threads_);
-  std::vector<double> p, y(width), step(width);
+  std::vector<double> p, previous(width), step(width);
   while (result.epochs < parameters_.max_epochs) {
     double slope = memory.direction(g, p);
     if (!(slope < 0.0)) {  // rounding spoilt the approximation: start it again from -g
@@ -33,12 +33,9 @@ void PrimalNewtonSolver::lbfgs(FitResult& result, std::vector<double>& w, std::v
     // the constraint the certificate needs (multinomial_objective.cpp). The pair
     // (s, y) spans the whole move.
     if (centred_) f += centre_intercepts(w, margins, &step);
-    const auto entries = static_cast<std::int64_t>(width);
-    y.swap(g);
+    previous.swap(g);
     const double dual_sum = gradient(w, margins, g);
-SNAPML_OMP(parallel for num_threads(detail::threads_for(entries, threads_)) schedule(static))
-    for (std::int64_t j = 0; j < entries; ++j) y[j] = g[j] - y[j];
-    memory.remember(step, y);
+    memory.remember_change(step, g, previous);
     ++result.epochs;
     if (record(result, w, f, g, dual_sum, first_gradient_norm)) break;
     progress(result, w);

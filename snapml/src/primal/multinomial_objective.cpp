@@ -248,6 +248,7 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
   std::vector<double> class_costs_;  // Y_k
   double cost_total_ = 0.0;          // sum_i C_i
   std::vector<double> label_sums_;   // Z, feature-major as the weights
+  std::vector<double> label_totals_;  // a = Z 1: sum_i C_i x_ij per feature
   std::vector<int> labels_;            // class index of each row
   std::vector<double> costs_;          // C_i; 0 for a row absent from the problem
   std::vector<double> probabilities_;  // p_ik at the last gradient(), row-major
@@ -294,6 +295,10 @@ void MultinomialObjective::label_sums(Communicator& communicator) {
   label_sums_.assign(width(), 0.0);
   operations_.transpose_times_block(row_values_.data(), classes_, label_sums_.data());
   communicator.allreduce_sum(label_sums_.data(), label_sums_.size());
+  const std::size_t features = label_sums_.size() / K();
+  label_totals_.assign(features, 0.0);
+  for (std::size_t j = 0; j < features; ++j)
+    for (std::size_t k = 0; k < K(); ++k) label_totals_[j] += label_sums_[j * K() + k];
 }
 
 void MultinomialObjective::intercept_sums(const std::vector<double>& margins, const std::vector<double>& delta,
@@ -395,8 +400,7 @@ void MultinomialObjective::free_intercept_dual(const std::vector<double>& w, con
   dual_sum_out = (1.0 - lambda) * dual_sum;
   dual_weights_squared = ordered_sum(static_cast<std::int64_t>(intercepts / n), threads_, [&](std::int64_t feature) {
     const std::size_t base = static_cast<std::size_t>(feature) * n;
-    double a = 0.0;  // sum_i C_i x_ij
-    for (std::size_t k = 0; k < n; ++k) a += label_sums_[base + k];
+    const double a = label_totals_[static_cast<std::size_t>(feature)];  // sum_i C_i x_ij
     double sum = 0.0;
     for (std::size_t k = 0; k < n; ++k) {
       const double v = (1.0 - lambda) * (w[base + k] - g[base + k]) - lambda * (a * c[k] - label_sums_[base + k]);

@@ -59,9 +59,19 @@ double LbfgsMemory::dot(const std::vector<double>& a, const std::vector<double>&
 }
 
 bool LbfgsMemory::remember(const std::vector<double>& s, const std::vector<double>& y) {
+  return keep(s, [&](std::int64_t j) { return y[static_cast<std::size_t>(j)]; });
+}
+
+bool LbfgsMemory::remember_change(const std::vector<double>& s, const std::vector<double>& g,
+                                  const std::vector<double>& previous) {
+  return keep(s, [&](std::int64_t j) { return g[static_cast<std::size_t>(j)] - previous[static_cast<std::size_t>(j)]; });
+}
+
+template <typename Y>
+bool LbfgsMemory::keep(const std::vector<double>& s, const Y& y) {
   // Rounded into the spare vectors, with s~.y~ and y~.y~ in the same sweep.
   spare_s_.resize(s.size());
-  spare_y_.resize(y.size());
+  spare_y_.resize(s.size());
   float* kept_s = spare_s_.data();
   float* kept_y = spare_y_.data();
   const std::int64_t width = static_cast<std::int64_t>(s.size());
@@ -69,7 +79,7 @@ bool LbfgsMemory::remember(const std::vector<double>& s, const std::vector<doubl
   const double sy = blocked_sum(width, threads_, [&](std::int64_t begin, std::int64_t end) {
     const std::array<double, 2> sums = interleaved_sums<2>(begin, end, [&](std::int64_t j, double* sum) {
       kept_s[j] = static_cast<float>(s[j]);
-      kept_y[j] = static_cast<float>(y[j]);
+      kept_y[j] = static_cast<float>(y(j));
       const double rounded_y = kept_y[j];
       sum[0] += static_cast<double>(kept_s[j]) * rounded_y;
       sum[1] += rounded_y * rounded_y;

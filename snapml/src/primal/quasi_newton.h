@@ -56,6 +56,9 @@ class LbfgsMemory {
   // kept in single precision (the class comment says why), its s.y and y.y
   // summed from the kept values.
   bool remember(const std::vector<double>& s, const std::vector<double>& y);
+  // The same with y = g - previous formed in the rounding sweep (the same bits
+  // as remember(s, g - previous), one sweep fewer over the weights).
+  bool remember_change(const std::vector<double>& s, const std::vector<double>& g, const std::vector<double>& previous);
   // out = -H g (-g while no pair is kept); returns g.out, summed in the last sweep.
   double direction(const std::vector<double>& g, std::vector<double>& out);
   // Drops every pair (after a direction that did not descend).
@@ -65,6 +68,10 @@ class LbfgsMemory {
   double dot(const std::vector<double>& a, const std::vector<double>& b) const;
 
  private:
+  // remember's body: y_j = y(j).
+  template <typename Y>
+  bool keep(const std::vector<double>& s, const Y& y);
+
   int threads_;
   std::size_t pairs_;
   std::vector<std::vector<float>> s_, y_;  // rounded to single precision

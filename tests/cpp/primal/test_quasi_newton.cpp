@@ -153,6 +153,31 @@ TEST(LbfgsMemory, FusedSweepsEqualTheTwoLoopRecursionWithAnyThreads) {
   }
 }
 
+TEST(LbfgsMemory, RememberingAGradientChangeIsRememberingItsDifference) {
+  // remember_change(s, g, previous) forms y = g - previous in its rounding sweep:
+  // the same pairs, so the same directions to the bit, as remember(s, g - previous).
+  std::mt19937 random(3);
+  std::normal_distribution<double> normal;
+  const std::size_t width = 9000;
+  detail::LbfgsMemory by_difference(width, 3, 2), by_change(width, 3, 2);
+  std::vector<double> s(width), g(width), previous(width), y(width), out_difference, out_change;
+  for (int step = 0; step < 5; ++step) {
+    for (std::size_t j = 0; j < width; ++j) {
+      s[j] = normal(random);
+      previous[j] = normal(random);
+      g[j] = previous[j] + (1.0 + 0.01 * static_cast<double>(j % 13)) * s[j] + 0.1 * normal(random);
+      y[j] = g[j] - previous[j];
+    }
+    ASSERT_EQ(by_difference.remember(s, y), by_change.remember_change(s, g, previous));
+    EXPECT_EQ(by_difference.direction(g, out_difference), by_change.direction(g, out_change));
+    EXPECT_EQ(out_difference, out_change);
+  }
+  // Its skip rule is remember's: no curvature along s, nothing kept.
+  detail::LbfgsMemory flat(2, 3, 1);
+  EXPECT_FALSE(flat.remember_change({1.0, 0.0}, {0.0, 0.0}, {1.0, 0.0}));
+  EXPECT_TRUE(flat.empty());
+}
+
 TEST(LbfgsMemory, SkipsAPairWithoutPositiveCurvature) {
   detail::LbfgsMemory memory(2, 3, 1);
   EXPECT_FALSE(memory.remember({1.0, 0.0}, {-1.0, 0.0}));
