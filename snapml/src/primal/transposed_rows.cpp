@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "../common/omp_threads.h"
+#include "../common/vector_clones.h"
 #include "snapml/error.h"
 
 namespace snapml::detail {
@@ -55,6 +56,44 @@ TransposedRows::TransposedRows(const ChunkSource& source, int threads) : threads
   }
 }
 
+namespace {
+
+// out[j K + k] = sum_e f[rows[e] K + k] v_e over column j's entries e (v = x or
+// x^2), for the columns [first, last).
+SNAPML_VECTOR_CLONES
+void gather_columns(const std::int64_t* offsets, const std::int32_t* rows, const float* values, std::int64_t first,
+                    std::int64_t last, const double* f, std::size_t K, bool squared, double* out) {
+  for (std::int64_t j = first; j < last; ++j) {
+    double* target = out + static_cast<std::size_t>(j) * K;
+    for (std::size_t k = 0; k < K; ++k) target[k] = 0.0;
+    for (std::int64_t e = offsets[j]; e < offsets[j + 1]; ++e) {
+      const auto value = static_cast<double>(values[e]);
+      const double scale = squared ? value * value : value;
+      const double* source = f + static_cast<std::size_t>(rows[e]) * K;
+      for (std::size_t k = 0; k < K; ++k) target[k] += source[k] * scale;
+    }
+  }
+}
+
+// out[rows[e] K + k] += x_e w[j K + k] over the entries [starts[j], ends[j]) of
+// each column j < columns.
+SNAPML_VECTOR_CLONES
+void scatter_columns(const std::int64_t* starts, const std::int64_t* ends, std::size_t columns,
+                     const std::int32_t* rows, const float* values, const double* w, std::size_t K, double* out) {
+  for (std::size_t j = 0; j < columns; ++j) {
+    const double* column = w + j * K;
+    for (std::int64_t e = starts[j]; e < ends[j]; ++e) {
+      const auto value = static_cast<double>(values[e]);
+      double* target = out + static_cast<std::size_t>(rows[e]) * K;
+      for (std::size_t k = 0; k < K; ++k) target[k] += value * column[k];
+    }
+  }
+}
+
+constexpr std::int64_t kColumnBlock = 64;  // columns a thread claims at once
+
+}  // namespace
+
 void TransposedRows::add_times(const double* w, std::size_t K, double* out) const {
   const std::size_t n_features = columns();
   const auto ranges = static_cast<std::int64_t>(threads_);
@@ -65,32 +104,19 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static, 1))
     const std::int64_t* ends = range + 1 == static_cast<std::size_t>(ranges)
                                    ? offsets_.data() + 1
                                    : range_starts_.data() + range * n_features;
-    for (std::size_t j = 0; j < n_features; ++j) {
-      const double* column = w + j * K;
-      for (std::int64_t e = starts[j]; e < ends[j]; ++e) {
-        const auto value = static_cast<double>(values_[static_cast<std::size_t>(e)]);
-        double* target = out + static_cast<std::size_t>(rows_[static_cast<std::size_t>(e)]) * K;
-        for (std::size_t k = 0; k < K; ++k) target[k] += value * column[k];
-      }
-    }
+    scatter_columns(starts, ends, n_features, rows_.data(), values_.data(), w, K, out);
   }
 }
 
 void TransposedRows::times(const double* f, std::size_t K, bool squared, double* out, int threads) const {
   const auto columns = static_cast<std::int64_t>(offsets_.size()) - 1;
-  // Columns in blocks claimed dynamically: their lengths are skewed (a text
+  const std::int64_t blocks = (columns + kColumnBlock - 1) / kColumnBlock;
+  // Blocks of columns claimed dynamically: their lengths are skewed (a text
   // set's common words have thousands of rows, most columns a few).
-SNAPML_OMP(parallel for num_threads(threads) schedule(dynamic, 64))
-  for (std::int64_t j = 0; j < columns; ++j) {
-    double* target = out + static_cast<std::size_t>(j) * K;
-    std::fill(target, target + K, 0.0);
-    for (std::int64_t e = offsets_[static_cast<std::size_t>(j)]; e < offsets_[static_cast<std::size_t>(j) + 1]; ++e) {
-      const auto value = static_cast<double>(values_[static_cast<std::size_t>(e)]);
-      const double scale = squared ? value * value : value;
-      const double* source = f + static_cast<std::size_t>(rows_[static_cast<std::size_t>(e)]) * K;
-      for (std::size_t k = 0; k < K; ++k) target[k] += source[k] * scale;
-    }
-  }
+SNAPML_OMP(parallel for num_threads(threads) schedule(dynamic, 1))
+  for (std::int64_t block = 0; block < blocks; ++block)
+    gather_columns(offsets_.data(), rows_.data(), values_.data(), block * kColumnBlock,
+                   std::min(columns, (block + 1) * kColumnBlock), f, K, squared, out);
 }
 
 }  // namespace snapml::detail

@@ -17,7 +17,9 @@
 // row-major pass reads them at random, one per non-zero. Each margin gains its
 // columns in increasing order, as a canonical row (columns increasing) does in
 // the row-major pass: the same bits again. The ranges' starts in each column
-// take 8 bytes a feature per thread beyond the first.
+// take 8 bytes a feature per thread beyond the first. Both loops are compiled
+// for AVX2 beside the baseline (vector_clones.h: K adjacent doubles a non-zero,
+// bound by instruction count on the baseline's two-double vectors; the same bits).
 #pragma once
 
 #include <cstdint>
