@@ -10,8 +10,12 @@
 // ((s0 + s1) + (s2 + s3) after lanes j mod 4): the same bits on every call.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <vector>
+
+#include "omp_threads.h"
 
 namespace snapml::detail {
 
@@ -31,6 +35,24 @@ std::array<double, K> interleaved_sums(std::int64_t begin, std::int64_t end, con
 // a . b over [begin, end).
 inline double interleaved_dot(const double* a, const double* b, std::int64_t begin, std::int64_t end) {
   return interleaved_sums<1>(begin, end, [a, b](std::int64_t j, double* sum) { sum[0] += a[j] * b[j]; })[0];
+}
+
+// Sums too long for one thread: for each block of kSumBlock entries,
+// `block(begin, end)` returns the block's part of the sum, on the threads
+// (threads_for), and the parts are added in block order: the same bits for any
+// thread count, identical on every rank.
+inline constexpr std::int64_t kSumBlock = 4096;
+
+template <typename Block>
+double blocked_sum(std::int64_t width, int threads, const Block& block) {
+  const std::int64_t blocks = (width + kSumBlock - 1) / kSumBlock;
+  std::vector<double> sums(static_cast<std::size_t>(blocks), 0.0);
+SNAPML_OMP(parallel for num_threads(threads_for(width, threads)) schedule(static))
+  for (std::int64_t b = 0; b < blocks; ++b)
+    sums[static_cast<std::size_t>(b)] = block(b * kSumBlock, std::min(width, (b + 1) * kSumBlock));
+  double total = 0.0;
+  for (double sum : sums) total += sum;
+  return total;
 }
 
 }  // namespace snapml::detail

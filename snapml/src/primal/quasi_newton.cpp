@@ -20,22 +20,6 @@ LbfgsMemory::LbfgsMemory(std::size_t width, int pairs, int threads)
 
 namespace {
 
-constexpr std::int64_t kBlock = 4096;  // entries per block of the ordered sums below
-
-// For each block of kBlock entries, `block(begin, end)` returns the block's part
-// of a sum; the parts are added in block order: the same bits for any thread count.
-template <typename Block>
-double blocked_sum(std::int64_t width, int threads, const Block& block) {
-  const std::int64_t blocks = (width + kBlock - 1) / kBlock;
-  std::vector<double> sums(static_cast<std::size_t>(blocks), 0.0);
-SNAPML_OMP(parallel for num_threads(threads_for(width, threads)) schedule(static))
-  for (std::int64_t b = 0; b < blocks; ++b)
-    sums[static_cast<std::size_t>(b)] = block(b * kBlock, std::min(width, (b + 1) * kBlock));
-  double total = 0.0;
-  for (double sum : sums) total += sum;
-  return total;
-}
-
 // out = factor * out + scale * x, then returns next . out, in one sweep over the
 // entries: the two-loop recursion's update of one pair fused with the next inner
 // product. x is a kept pair's vector (float); next is one too, or g (double) for
@@ -52,11 +36,6 @@ double sweep(std::vector<double>& out, double factor, double scale, const float*
 }
 
 }  // namespace
-
-double LbfgsMemory::dot(const std::vector<double>& a, const std::vector<double>& b) const {
-  return blocked_sum(static_cast<std::int64_t>(a.size()), threads_,
-                     [&](std::int64_t begin, std::int64_t end) { return interleaved_dot(a.data(), b.data(), begin, end); });
-}
 
 bool LbfgsMemory::remember(const std::vector<double>& s, const std::vector<double>& y) {
   return keep(s, [&](std::int64_t j) { return y[static_cast<std::size_t>(j)]; });
@@ -75,7 +54,7 @@ bool LbfgsMemory::keep(const std::vector<double>& s, const Y& y) {
   float* kept_s = spare_s_.data();
   float* kept_y = spare_y_.data();
   const std::int64_t width = static_cast<std::int64_t>(s.size());
-  std::vector<double> yy_parts(static_cast<std::size_t>((width + kBlock - 1) / kBlock), 0.0);
+  std::vector<double> yy_parts(static_cast<std::size_t>((width + kSumBlock - 1) / kSumBlock), 0.0);
   const double sy = blocked_sum(width, threads_, [&](std::int64_t begin, std::int64_t end) {
     const std::array<double, 2> sums = interleaved_sums<2>(begin, end, [&](std::int64_t j, double* sum) {
       kept_s[j] = static_cast<float>(s[j]);
@@ -84,7 +63,7 @@ bool LbfgsMemory::keep(const std::vector<double>& s, const Y& y) {
       sum[0] += static_cast<double>(kept_s[j]) * rounded_y;
       sum[1] += rounded_y * rounded_y;
     });
-    yy_parts[static_cast<std::size_t>(begin / kBlock)] = sums[1];
+    yy_parts[static_cast<std::size_t>(begin / kSumBlock)] = sums[1];
     return sums[0];
   });
   double yy = 0.0;

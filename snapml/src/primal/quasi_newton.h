@@ -65,8 +65,6 @@ class LbfgsMemory {
   void forget() { count_ = 0; }
   bool empty() const { return count_ == 0; }
 
-  double dot(const std::vector<double>& a, const std::vector<double>& b) const;
-
  private:
   // remember's body: y_j = y(j).
   template <typename Y>

@@ -304,16 +304,7 @@ TEST(TronMultinomial, TheThreadCountDoesNotChangeTheFit) {
   RandomProblemOptions options;
   options.features = 400;
   options.density = 0.02;
-  options.regression = true;
-  options.sample_weights = true;
-  const Dataset wide = random_problem(options);
-  std::vector<CsrChunk> chunks;
-  for (std::size_t c = 0; c < wide.n_chunks(); ++c) {
-    CsrChunk chunk = wide.chunk(c);
-    for (double& label : chunk.labels) label = label < -0.5 ? 0.0 : (label < 0.5 ? 1.0 : 2.0);
-    chunks.push_back(std::move(chunk));
-  }
-  const Dataset data(std::move(chunks), wide.n_features());
+  const Dataset data = three_classes(options);
   SolverParameters p = multinomial(false);
   p.tol = 1e-9;
   p.threads = 1;
