@@ -103,11 +103,13 @@ inline constexpr int kReplicaRoundsPerEpoch = 2;
 // brackets; docs/benchmarks/threads.md, "Rounds without the copies"): the 2M-row
 // click log (2^20 columns, -c 0.1; 11) 55-56 at 4 rounds an epoch, 27 at 64, 18
 // at 128, 16 at 256, 15 at 488; a 200k-row click log (2^16 columns; 7) 19-23 at
-// 2 rounds, 8-9 at 16 to 48. Those are the epochs of the few threads that hold
-// a core and claim most blocks: 16 equal workers (blocks dealt, "Sixteen workers
-// on 2 cores") took 73 epochs on the 2M log at this rule's 244 rounds, 37 at
-// 1,024 and 13 at 4,096, which only rounds far cheaper than today's (a few
-// parallel regions each) could afford. Such
+// 2 rounds, 8-9 at 16 to 48. Those were the epochs of the few threads that held
+// a core and claimed most blocks. With each round's rows dealt to 16 workers
+// (one process now runs them so: snapml/src/dual/sdca_team_rounds.cpp), 16
+// threads on 2 cores take the epochs of 16 workers, and more rounds save few
+// of them (docs/benchmarks/threads.md, "Replicas in one region"): the 2M log 70
+// epochs at this rule's 244 rounds, 71 at 977, 58 at 3,906; the 200k log 45 at
+// 24, 40 at 97, 33 at 390; a9a 124 at 16, 131 at 63. Such
 // rounds are affordable only because past two threads the replicas keep their
 // changes only and a merge costs the columns the round touched
 // (replica_changes.h); full copies cost T x weights a merge. At two threads 2 to

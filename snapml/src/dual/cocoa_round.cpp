@@ -118,7 +118,11 @@ FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, in
   };
 
   while (result.epochs < parameters.max_epochs) {
-    if (parts > 1) {
+    if (parts > 1 && in_place && backend.runs_rounds_in_team()) {
+      count(backend.epoch_in_team(result.epochs, parts, aggregation, schedule.newton_tolerance(result.epochs)));
+      result.rounds += parts;
+      ++result.epochs;
+    } else if (parts > 1) {
       const double newton_tolerance = schedule.newton_tolerance(result.epochs);
       for (int part = 0; part < parts; ++part)
         round([&](double sigma) { count(backend.epoch(result.epochs, {part, parts}, sigma, newton_tolerance)); });

@@ -201,7 +201,9 @@ void update_resident_rows(const Loss& loss, const ResidentRows& rows, const std:
 // `update(begin, end, pass)` does one block. Each thread's pending changes to the
 // hot columns are published when it runs out of blocks, and its projected
 // gradient range joins `total`. Called inside a parallel region. With replicas
-// the blocks a thread claims are its CoCoA+ partition of this round: a fresh one
+// (two threads, or ranks; past two threads one process deals each round's rows
+// instead: sdca_team_rounds.cpp) the blocks a thread claims are its CoCoA+
+// partition of this round: a fresh one
 // every epoch (SySCD's dynamic re-partitioning), each row in exactly one.
 template <typename Update>
 void update_in_blocks(std::int64_t n, const StepContext& context, ThreadPass& total, const Update& update) {

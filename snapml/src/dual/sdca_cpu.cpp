@@ -18,7 +18,9 @@
 // stale (a small w through a copy per thread, thread_copies.h); or each updates
 // its own replica of w, merged as CoCoA+ workers after each
 // round of the epoch (SySCD; snapml/thread_updates.h says which and why; past two
-// threads a replica keeps its change only: threads/replica_changes.h). One thread
+// threads a replica keeps its change only: threads/replica_changes.h, and one
+// process runs an epoch's rounds in one parallel region with each round's rows
+// dealt to the threads: sdca_team_rounds.cpp). One thread
 // uses plain loads and stores and, with a fixed seed, is bit-for-bit
 // reproducible.
 //

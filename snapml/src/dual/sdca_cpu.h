@@ -48,6 +48,9 @@ class SdcaCpuSolver final : public Solver, private RoundBackend {
   RoundSums sum_change(double sigma) override { return replica_changes_.sum(sigma, threads_); }
   void apply_summed(double gamma) override { replica_changes_.apply(gamma, weights_.data(), threads_); }
   void scale_alpha(double gamma) override;
+  bool runs_rounds_in_team() const override;
+  std::int64_t epoch_in_team(int epoch_index, int parts, CocoaAggregation& aggregation,
+                             double newton_tolerance) override;
   ObjectiveSums objective_sums(int next_epoch) override;
   double squared_weight_norm() override;
   std::vector<double> copy_alpha() override { return alpha_; }
@@ -75,6 +78,9 @@ class SdcaCpuSolver final : public Solver, private RoundBackend {
   // One pass, or the share of it the driver names; returns the rows it visited.
   template <typename Loss>
   std::int64_t epoch_of(const Loss& loss, double* local_weights, double sigma, EpochShare share);
+  // An epoch's `parts` rounds in one parallel region (sdca_team_rounds.cpp).
+  template <typename Loss>
+  std::int64_t team_epoch_of(const Loss& loss, int parts, CocoaAggregation& aggregation);
   // The rows order[0, n) of `rows` on the team: one thread, the shared vector
   // (PASSCoDe) or the replicas.
   template <typename Loss>

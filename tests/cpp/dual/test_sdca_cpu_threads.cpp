@@ -223,15 +223,21 @@ TEST(SdcaCpu, RanksMergeSeveralTimesAnEpochWhileTheirWidthAffordsIt) {
   EXPECT_EQ(distributed_rounds_per_epoch(1, 1, std::int64_t{1} << 62, std::int64_t{1} << 62, 1), kMostReplicaRounds);
 }
 
-// Past two threads the replicas keep their changes only and merge more often
-// (here 4 rounds an epoch at four threads): the same optimum as one
-// thread's, w = w(alpha) after every merge, the dual never decreasing.
-TEST(SdcaCpu, ReplicasKeepingChangesOnlyReachTheOneThreadOptimum) {
+// Rows for replicas past two threads: 6,200 rows of 3,000 sparse columns in three chunks.
+RandomProblemOptions changes_only_rows() {
   RandomProblemOptions o;
   o.rows = 6200;
   o.features = 3000;
   o.density = 0.004;
   o.chunk_rows = 2500;
+  return o;
+}
+
+// Past two threads the replicas keep their changes only and merge more often
+// (here 4 rounds an epoch at four threads): the same optimum as one
+// thread's, w = w(alpha) after every merge, the dual never decreasing.
+TEST(SdcaCpu, ReplicasKeepingChangesOnlyReachTheOneThreadOptimum) {
+  const RandomProblemOptions o = changes_only_rows();
   const Dataset data = random_problem(o);
   for (LossKind loss : {LossKind::Logistic, LossKind::SquaredHinge}) {
     SolverParameters p = tight(loss);
@@ -248,6 +254,29 @@ TEST(SdcaCpu, ReplicasKeepingChangesOnlyReachTheOneThreadOptimum) {
     EXPECT_GT(rounds, kReplicaRoundsPerEpoch);
     EXPECT_EQ(many.result.rounds, rounds * many.result.epochs) << what;
     expect_replicas_reach(data, p, one, many, what);
+  }
+}
+
+// Past two threads one process runs an epoch's rounds in one parallel region,
+// each round's rows dealt to the threads (sdca_team_rounds.cpp), not claimed
+// block by block: a worker's rows do not depend on which thread held a core, so
+// a seed and a team give the same fit, bit for bit (claimed blocks give each
+// fit its own partition on a busy machine: 4 threads on 2 cores here).
+TEST(SdcaCpu, ReplicasInOneRegionGiveTheSameFitForASeedAndATeam) {
+  const Dataset data = random_problem(changes_only_rows());
+  SolverParameters p = tight(LossKind::Logistic);
+  p.tol = 1e-6;
+  p.threads = 4;
+  p.thread_updates = ThreadUpdates::Replicas;
+  const Fit first = fit(data, p);
+  ASSERT_TRUE(first.result.converged);
+  for (int again = 0; again < 3; ++again) {
+    const Fit other = fit(data, p);
+    EXPECT_EQ(other.result.epochs, first.result.epochs);
+    ASSERT_EQ(other.state.weights.size(), first.state.weights.size());
+    EXPECT_EQ(0, std::memcmp(other.state.weights.data(), first.state.weights.data(),
+                             first.state.weights.size() * sizeof(double)));
+    EXPECT_EQ(0, std::memcmp(other.state.alpha.data(), first.state.alpha.data(), first.state.alpha.size() * sizeof(double)));
   }
 }
 

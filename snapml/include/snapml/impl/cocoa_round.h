@@ -81,6 +81,19 @@ class RoundBackend {
   virtual bool merges_in_place() const { return false; }
   virtual RoundSums sum_change(double /*sigma*/) { return {}; }
   virtual void apply_summed(double /*gamma*/) {}
+  // A backend whose workers are one process's threads merging in place may run
+  // an epoch's `parts` rounds in one parallel region (the CPU replicas past two
+  // threads: snapml/src/dual/sdca_team_rounds.cpp), each round the one below
+  // (begin_round, the share's steps, sum_change, `aggregation.accept`,
+  // apply_summed, scale_alpha) with the team's barriers between its steps
+  // instead of a fork and a join each, and each round's rows dealt to the
+  // threads. It advances `aggregation` round by round and returns the rows
+  // visited.
+  virtual bool runs_rounds_in_team() const { return false; }
+  virtual std::int64_t epoch_in_team(int /*epoch_index*/, int /*parts*/, CocoaAggregation& /*aggregation*/,
+                                     double /*newton_tolerance*/) {
+    return 0;
+  }
   // alpha = alpha_start + gamma (alpha - alpha_start), gamma < 1: keeps
   // w = w(alpha) with w's change scaled alike, and alpha feasible (a convex
   // combination of two feasible points).

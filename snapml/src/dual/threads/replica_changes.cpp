@@ -23,49 +23,74 @@ SNAPML_OMP(parallel for num_threads(workers) schedule(static, 1))
   outboxes_.assign(static_cast<std::size_t>(workers), {});
 }
 
+double ReplicaChanges::send(int worker, double sigma, int team) {
+  const auto size = static_cast<std::size_t>(team);
+  const std::uint64_t weights = sum_.size();
+  const auto k = static_cast<std::size_t>(worker);
+  double* const change = changes_[k].data();
+  std::vector<std::vector<Entry>>& outbox = outboxes_[k];
+  outbox.resize(size);
+  double sum_of_squares = 0.0;
+  for (const std::int32_t j : touched_[k]) {
+    const double moved = change[j];
+    if (moved == 0.0) continue;  // listed twice (its change passed through 0), or never moved
+    change[j] = 0.0;
+    const double dw = moved / sigma;
+    sum_of_squares += dw * dw;
+    outbox[static_cast<std::size_t>(static_cast<std::uint64_t>(j) * size / weights)].push_back({j, dw});
+  }
+  touched_[k].clear();
+  return sum_of_squares;
+}
+
+double ReplicaChanges::gather(int thread, int team) {
+  const auto size = static_cast<std::size_t>(team);
+  const auto t = static_cast<std::size_t>(thread);
+  std::vector<std::int32_t>& listed = listed_[t];
+  for (std::vector<std::vector<Entry>>& outbox : outboxes_) {
+    if (outbox.size() != size) continue;  // a worker no thread sent this round (none moved)
+    for (const Entry& entry : outbox[t]) {
+      const auto c = static_cast<std::size_t>(entry.column);
+      if (in_sum_[c] == 0) {
+        in_sum_[c] = 1;
+        listed.push_back(entry.column);
+      }
+      sum_[c] += entry.dw;
+    }
+    outbox[t].clear();
+  }
+  double square_of_sum = 0.0;
+  for (const std::int32_t j : listed) square_of_sum += sum_[static_cast<std::size_t>(j)] * sum_[static_cast<std::size_t>(j)];
+  return square_of_sum;
+}
+
+void ReplicaChanges::apply_listed(int thread, double gamma, double* w) {
+  std::vector<std::int32_t>& listed = listed_[static_cast<std::size_t>(thread)];
+  for (const std::int32_t j : listed) {
+    const auto c = static_cast<std::size_t>(j);
+    w[c] += gamma * sum_[c];
+    sum_[c] = 0.0;
+    in_sum_[c] = 0;
+  }
+  listed.clear();
+}
+
 RoundSums ReplicaChanges::sum(double sigma, int threads) {
   const int workers = this->workers();
   const int team = std::clamp(threads, 1, workers);
-  const std::uint64_t weights = sum_.size();
   double sum_of_squares = 0.0;
   double square_of_sum = 0.0;
 SNAPML_OMP(parallel num_threads(team) reduction(+ : sum_of_squares, square_of_sum))
   {
-    const auto size = static_cast<std::size_t>(detail::team_size());
-    const auto t = static_cast<std::size_t>(detail::thread_index());
+    const int size = detail::team_size();
+    const int t = detail::thread_index();
     // First each worker's changes, sent to the thread that owns their column's
     // range (every change back to 0) ...
-    for (std::size_t k = t; k < changes_.size(); k += size) {
-      double* const change = changes_[k].data();
-      std::vector<std::vector<Entry>>& outbox = outboxes_[k];
-      outbox.resize(size);
-      for (const std::int32_t j : touched_[k]) {
-        const double moved = change[j];
-        if (moved == 0.0) continue;  // listed twice (its change passed through 0), or never moved
-        change[j] = 0.0;
-        const double dw = moved / sigma;
-        sum_of_squares += dw * dw;
-        outbox[static_cast<std::size_t>(static_cast<std::uint64_t>(j) * size / weights)].push_back({j, dw});
-      }
-      touched_[k].clear();
-    }
+    for (int k = t; k < workers; k += size) sum_of_squares += send(k, sigma, size);
 SNAPML_OMP(barrier)
     // ... then each thread sums its range's changes over the workers: no column
     // written by two threads, no atomic adds.
-    std::vector<std::int32_t>& listed = listed_[t];
-    for (std::vector<std::vector<Entry>>& outbox : outboxes_) {
-      if (outbox.size() != size) continue;  // a worker with no thread this round (none moved)
-      for (const Entry& entry : outbox[t]) {
-        const auto c = static_cast<std::size_t>(entry.column);
-        if (in_sum_[c] == 0) {
-          in_sum_[c] = 1;
-          listed.push_back(entry.column);
-        }
-        sum_[c] += entry.dw;
-      }
-      outbox[t].clear();
-    }
-    for (const std::int32_t j : listed) square_of_sum += sum_[static_cast<std::size_t>(j)] * sum_[static_cast<std::size_t>(j)];
+    square_of_sum += gather(t, size);
   }
   return {sum_of_squares, square_of_sum};
 }
@@ -74,16 +99,8 @@ void ReplicaChanges::apply(double gamma, double* w, int threads) {
   const int team = std::clamp(threads, 1, workers());
 SNAPML_OMP(parallel num_threads(team))
   {
-    const std::size_t size = static_cast<std::size_t>(detail::team_size());
-    for (std::size_t t = static_cast<std::size_t>(detail::thread_index()); t < listed_.size(); t += size) {
-      for (const std::int32_t j : listed_[t]) {
-        const auto c = static_cast<std::size_t>(j);
-        w[c] += gamma * sum_[c];
-        sum_[c] = 0.0;
-        in_sum_[c] = 0;
-      }
-      listed_[t].clear();
-    }
+    const int size = detail::team_size();
+    for (int t = detail::thread_index(); t < static_cast<int>(listed_.size()); t += size) apply_listed(t, gamma, w);
   }
 }
 

@@ -40,6 +40,16 @@ class ReplicaChanges {
   RoundSums sum(double sigma, int threads);
   // w += gamma sum_k dw_k on the columns sum() listed; the merge's vector back to 0.
   void apply(double gamma, double* w, int threads);
+  // sum() and apply() in their steps, for a team already running (a round inside
+  // one parallel region: sdca_team_rounds.cpp); `team` threads, each a range of
+  // columns. send: worker k's changes to the threads owning their columns (its
+  // change back to 0), returns its ||dw_k||^2. After every worker has sent,
+  // gather: thread t sums its range over the workers, returns that range's share
+  // of ||sum_k dw_k||^2. After every thread has gathered (and gamma is known),
+  // apply_listed: w += gamma sum_k dw_k on thread t's range, its sum back to 0.
+  double send(int worker, double sigma, int team);
+  double gather(int thread, int team);
+  void apply_listed(int thread, double gamma, double* w);
   // Several processes: adds sum_k dw_k into change[0, weights) and sum_k ||dw_k||^2
   // into change[weights] (the round's allreduce takes it from there); every change
   // back to 0.
