@@ -45,7 +45,9 @@ fi
 # IBM's snapml, the peer tests/python/test_ibm_snapml.py runs a snapml 1.x script
 # with: PyPI has wheels for some Pythons and platforms only, so a failed install
 # leaves that comparison skipped (with its reason) instead of failing here.
-if ! "$python" -c "import snapml" >/dev/null 2>&1; then
+# Asked from / : in the repository's root `import snapml` finds the C++ sources'
+# snapml/ folder (a namespace package) and says it is there when it is not.
+if ! (cd / && "$python" -c "from snapml import LogisticRegression") >/dev/null 2>&1; then
   echo "install-deps: pip install snapml (optional)"
   "$python" -m pip install -q snapml \
     || echo "install-deps: no snapml wheel for $("$python" --version 2>&1); test_ibm_snapml.py's comparison will skip"

@@ -51,6 +51,7 @@
 #include "snapml/impl/dual_start.h"
 #include "snapml/impl/huge_pages.h"
 #include "snapml/thread_updates.h"
+#include "snapml/threads.h"
 
 namespace snapml {
 namespace detail {
@@ -120,6 +121,8 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
   // Past two threads the replicas keep their changes only, and merge often
   // (replica_changes.h; thread_updates.h, replica_rounds_per_epoch).
   changes_only_ = replicas_ > kSharedSkewedMaxThreads;
+  team_rounds_ = changes_only_ && communicator.size() == 1 && source.resident() &&
+                 (parameters_.thread_updates == ThreadUpdates::Replicas || replicas_ <= threads_per_rank());
   // A fit that threw left its changes as they were: begin_round starts them again
   // for this fit's workers.
   replica_changes_.release();

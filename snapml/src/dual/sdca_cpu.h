@@ -126,6 +126,10 @@ class SdcaCpuSolver final : public Solver, private RoundBackend {
   // order_[round_first_, round_first_ + round_count_).
   std::vector<std::vector<double>> local_;
   bool changes_only_ = false;
+  // An epoch's replica rounds run in one region, rows dealt (sdca_team_rounds.cpp):
+  // one process, changes only, rows in memory, and replicas asked for by name or a
+  // team within the CPUs this process may use.
+  bool team_rounds_ = false;
   detail::ReplicaChanges replica_changes_;
   std::vector<double> round_alpha_;
   std::int64_t round_first_ = -1;  // -1: every row's alpha was kept

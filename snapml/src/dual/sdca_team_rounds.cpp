@@ -15,6 +15,15 @@
 // epochs 16 cores take (a9a 124-131: docs/benchmarks/threads.md, "Replicas in
 // one region"). A thread that loses its core now holds the round up.
 //
+// So Auto keeps the claimed blocks where the team outnumbers the CPUs this
+// process may use (threads_per_rank, snapml/threads.h): there the threads
+// holding a core step most rows, and the fit takes the fewer epochs of fewer
+// workers, which is all such a machine can run at once (Snap ML's own
+// distributed example asks for 128 threads: on 2 cores 128 dealt workers
+// took a9a past its 200 epochs, test log loss 0.3303 against 0.3241).
+// Replicas asked for by name (ThreadUpdates::Replicas) are always dealt: every
+// thread a worker, the epochs of that many cores, measurable on any machine.
+//
 // Why one region. A round run by the driver is several parallel regions (the
 // steps, the kept alpha, the merge's sums, its application, the scaling of
 // alpha), each a fork and a join; here it is the team's three barriers: after
@@ -40,7 +49,7 @@
 
 namespace snapml::detail {
 
-bool SdcaCpuSolver::runs_rounds_in_team() const { return changes_only_ && ranks_ == 1 && !resident_.chunks.empty(); }
+bool SdcaCpuSolver::runs_rounds_in_team() const { return team_rounds_; }
 
 std::int64_t SdcaCpuSolver::epoch_in_team(int, int parts, CocoaAggregation& aggregation, double newton_tolerance) {
   return with_loss(parameters_.loss, parameters_.epsilon, newton_tolerance,
