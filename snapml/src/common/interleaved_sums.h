@@ -43,16 +43,37 @@ inline double interleaved_dot(const double* a, const double* b, std::int64_t beg
 // thread count, identical on every rank.
 inline constexpr std::int64_t kSumBlock = 4096;
 
-template <typename Block>
-double blocked_sum(std::int64_t width, int threads, const Block& block) {
+// The same for K sums at once: `block(begin, end)` returns the block's K parts.
+template <std::size_t K, typename Block>
+std::array<double, K> blocked_sums(std::int64_t width, int threads, const Block& block) {
   const std::int64_t blocks = (width + kSumBlock - 1) / kSumBlock;
-  std::vector<double> sums(static_cast<std::size_t>(blocks), 0.0);
+  std::vector<std::array<double, K>> sums(static_cast<std::size_t>(blocks));
 SNAPML_OMP(parallel for num_threads(threads_for(width, threads)) schedule(static))
   for (std::int64_t b = 0; b < blocks; ++b)
     sums[static_cast<std::size_t>(b)] = block(b * kSumBlock, std::min(width, (b + 1) * kSumBlock));
-  double total = 0.0;
-  for (double sum : sums) total += sum;
+  std::array<double, K> total{};
+  for (const auto& sum : sums)
+    for (std::size_t k = 0; k < K; ++k) total[k] += sum[k];
   return total;
+}
+
+template <typename Block>
+double blocked_sum(std::int64_t width, int threads, const Block& block) {
+  return blocked_sums<1>(width, threads, [&](std::int64_t begin, std::int64_t end) {
+    return std::array<double, 1>{block(begin, end)};
+  })[0];
+}
+
+// A sweep over the `width` entries of dense vectors that also sums K values of
+// them (the Newton solver's CG and dot products): below kParallelEntries one
+// thread's interleaved_sums, from there blocked_sums of interleaved_sums. Which
+// one depends on the width alone, so the bits do not depend on the thread count.
+// add(j, sums) may write entry j of the vectors: each entry is visited once.
+template <std::size_t K, typename Add>
+std::array<double, K> vector_sums(std::int64_t width, int threads, const Add& add) {
+  if (width < kParallelEntries) return interleaved_sums<K>(0, width, add);
+  return blocked_sums<K>(width, threads,
+                         [&](std::int64_t begin, std::int64_t end) { return interleaved_sums<K>(begin, end, add); });
 }
 
 }  // namespace snapml::detail

@@ -203,23 +203,33 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
   void sum_over_threads(double* out, std::size_t size, std::size_t most_shares, const Add& add, const Next& next) {
     const auto team = std::min(static_cast<std::size_t>(threads_), most_shares);
     const int team_threads = static_cast<int>(team);
-    partial_.assign(team > 1 ? team * size : 0, 0.0);
-    std::fill(out, out + size, 0.0);
+    partial_.resize(team > 1 ? team * size : 0);
+    if (team <= 1) std::fill(out, out + size, 0.0);
+    bool first = true;
     for_each_chunk([&](const CsrView& x) {
       if (team <= 1) {
         add(out, x, 0, x.n_rows);
       } else {
         // One share per loop index, not per thread: a team smaller than asked for
-        // still covers every share, into the same vectors.
+        // still covers every share, into the same vectors. Each share's vector is
+        // zeroed by the thread that fills it (not one thread for all of them
+        // before the region: a wide product's zeroing was a tenth of a CG step).
         const auto shares = static_cast<std::int64_t>(team);
 SNAPML_OMP(parallel for num_threads(team_threads) schedule(static, 1))
-        for (std::int64_t t = 0; t < shares; ++t)
-          add(partial_.data() + static_cast<std::size_t>(t) * size, x, x.n_rows * t / shares,
-              x.n_rows * (t + 1) / shares);
+        for (std::int64_t t = 0; t < shares; ++t) {
+          double* share = partial_.data() + static_cast<std::size_t>(t) * size;
+          if (first) std::fill(share, share + size, 0.0);
+          add(share, x, x.n_rows * t / shares, x.n_rows * (t + 1) / shares);
+        }
       }
+      first = false;
       next(x);
     });
     if (team <= 1) return;
+    if (first) {  // no chunk: no share was zeroed
+      std::fill(out, out + size, 0.0);
+      return;
+    }
     const auto entries = static_cast<std::int64_t>(size);
 SNAPML_OMP(parallel for num_threads(detail::threads_for(entries, threads_)) schedule(static))
     for (std::int64_t j = 0; j < entries; ++j) {

@@ -48,19 +48,25 @@ class PrimalNewtonSolver final : public Solver {
   FitResult fit(ChunkSource& source, Communicator& communicator, SolverState& state) override;
 
  private:
-  // a . b: below kParallelEntries in one sweep; above, in ordered blocks on the
-  // threads (blocked_sum: the same bits for any thread count; the multinomial
+  // a . b by vector_sums: below kParallelEntries in one sweep; above, in ordered
+  // blocks on the threads (the same bits for any thread count; the multinomial
   // loss's 1.24 million weights on news20, a third of a millisecond an
-  // iteration for each such product on one thread).
+  // iteration for each such product on one thread). The CG sweeps
+  // (trust_region_cpu.cpp) and the records' sums go the same way.
   double dot(const std::vector<double>& a, const std::vector<double>& b) const {
-    const auto n = static_cast<std::int64_t>(a.size());
-    if (n < detail::kParallelEntries) return detail::interleaved_dot(a.data(), b.data(), 0, n);
-    return detail::blocked_sum(n, threads_, [&](std::int64_t begin, std::int64_t end) {
-      return detail::interleaved_dot(a.data(), b.data(), begin, end);
-    });
+    return detail::vector_sums<1>(static_cast<std::int64_t>(a.size()), threads_,
+                                  [&](std::int64_t j, double* sum) { sum[0] += a[j] * b[j]; })[0];
   }
 
   double norm(const std::vector<double>& a) const { return std::sqrt(dot(a, a)); }
+
+  // sum_j term(j) over j < n, as dot sums.
+  template <typename Term>
+  double sum_over(std::size_t n, const Term& term) const {
+    return detail::vector_sums<1>(static_cast<std::int64_t>(n), threads_, [&](std::int64_t j, double* sum) {
+      sum[0] += term(static_cast<std::size_t>(j));
+    })[0];
+  }
 
   // a += scale * b
   static void axpy(double scale, const std::vector<double>& b, std::vector<double>& a) {
@@ -84,8 +90,8 @@ class PrimalNewtonSolver final : public Solver {
   double gradient(const std::vector<double>& w, const std::vector<double>& margins, std::vector<double>& g);
   // M = (1 - a) I + a diag(H) at the point of the last gradient().
   void update_preconditioner();
-  // H v at the point of the last gradient().
-  void hessian_product(const std::vector<double>& v, std::vector<double>& out);
+  // out = H v at the point of the last gradient(); returns v.H v.
+  double hessian_product(const std::vector<double>& v, std::vector<double>& out);
   // Appends the record of iterate w (value f, gradient g, dual sum) and returns
   // whether the stopping rule holds.
   bool record(FitResult& result, const std::vector<double>& w, double f, const std::vector<double>& g,

@@ -32,9 +32,10 @@ class PrimalNewtonSolver::TrustRegionSteps {
 
   void update_preconditioner() { solver_.update_preconditioner(); }
   double initial_radius() const {
-    double delta = 0.0;
-    for (std::size_t j = 0; j < width_; ++j) delta += g_[j] * g_[j] / solver_.preconditioner_[j];
-    return std::sqrt(delta);
+    const std::vector<double>& m = solver_.preconditioner_;
+    return std::sqrt(detail::vector_sums<1>(entries(), solver_.threads_, [&](std::int64_t j, double* sum) {
+      sum[0] += g_[j] * g_[j] / m[j];
+    })[0]);
   }
   double gradient_norm() const { return solver_.norm(g_); }
   double cg_target(double f) const {
@@ -49,7 +50,7 @@ class PrimalNewtonSolver::TrustRegionSteps {
     // The M-norm products of s and d that the boundary test reads, kept up to date
     // in the sweeps that change s and d (three sweeps over the weights an iteration
     // besides H d, where recomputing them took seven): <a, b>_M = sum_j a_j M_j b_j.
-    const auto start = detail::interleaved_sums<2>(0, entries(), [&](std::int64_t j, double* sum) {
+    const auto start = detail::vector_sums<2>(entries(), solver_.threads_, [&](std::int64_t j, double* sum) {
       r_[j] = -g_[j];
       d_[j] = r_[j] / m[j];
       sum[0] += d_[j] * r_[j];
@@ -57,14 +58,11 @@ class PrimalNewtonSolver::TrustRegionSteps {
     });
     return {start[0], start[1]};
   }
-  double cg_curvature() {
-    solver_.hessian_product(d_, hd_);
-    return solver_.dot(d_, hd_);
-  }
+  double cg_curvature() { return solver_.hessian_product(d_, hd_); }
   detail::trust_region::CgAdvance cg_advance(double step, double zr) {
     const std::vector<double>& m = solver_.preconditioner_;
     detail::trust_region::CgAdvance next;
-    const auto residual = detail::interleaved_sums<2>(0, entries(), [&](std::int64_t j, double* sum) {
+    const auto residual = detail::vector_sums<2>(entries(), solver_.threads_, [&](std::int64_t j, double* sum) {
       s_[j] += step * d_[j];
       r_[j] -= step * hd_[j];
       sum[0] += r_[j] * r_[j] / m[j];
@@ -73,7 +71,7 @@ class PrimalNewtonSolver::TrustRegionSteps {
     next.zr = residual[0];
     next.rr = residual[1];
     const double beta = next.zr / zr;
-    const auto products = detail::interleaved_sums<2>(0, entries(), [&](std::int64_t j, double* sum) {
+    const auto products = detail::vector_sums<2>(entries(), solver_.threads_, [&](std::int64_t j, double* sum) {
       d_[j] = r_[j] / m[j] + beta * d_[j];
       sum[0] += s_[j] * m[j] * d_[j];
       sum[1] += d_[j] * m[j] * d_[j];
@@ -91,13 +89,17 @@ class PrimalNewtonSolver::TrustRegionSteps {
 
   detail::trust_region::TrialStep try_step() {
     detail::trust_region::TrialStep trial;
-    for (std::size_t j = 0; j < width_; ++j) trial_[j] = w_[j] + s_[j];
-    trial.gs = solver_.dot(g_, s_);
-    trial.sr = solver_.dot(s_, r_);
+    const std::vector<double>& m = solver_.preconditioner_;
+    const auto sums = detail::vector_sums<3>(entries(), solver_.threads_, [&](std::int64_t j, double* sum) {
+      trial_[j] = w_[j] + s_[j];
+      sum[0] += g_[j] * s_[j];
+      sum[1] += s_[j] * r_[j];
+      sum[2] += s_[j] * m[j] * s_[j];  // ||s||_M^2
+    });
+    trial.gs = sums[0];
+    trial.sr = sums[1];
+    trial.s_norm = std::sqrt(sums[2]);
     trial.f_trial = solver_.value(trial_, trial_margins_);
-    double s_norm = 0.0;  // ||s||_M
-    for (std::size_t j = 0; j < width_; ++j) s_norm += s_[j] * solver_.preconditioner_[j] * s_[j];
-    trial.s_norm = std::sqrt(s_norm);
     return trial;
   }
   void accept_step() {

@@ -141,6 +141,35 @@ TEST_P(TronPenalisedMethod, InsensitiveSquaredLossMatchesTheDualSolver) {
             1e-4 * (1.0 + as_vector(theirs.state.weights).norm()));
 }
 
+// Past kParallelEntries weights CG's sweeps over them, the records' sums and the
+// penalty's part of H v run on the threads in ordered blocks (vector_sums,
+// interleaved_sums.h): the fit on three threads is certified and is the
+// one-thread fit up to the products' rounding, by the trust region and along a
+// line; and the gradient, summed here densely, is as small as the gap says
+// (0.5 ||g||^2 = gap <= 1e-10 P, P about 150).
+TEST(Tron, AWideProblemSweepsItsWeightsOnTheThreads) {
+  RandomProblemOptions o;
+  o.rows = 200;
+  o.features = 70000;  // past kParallelEntries = 65,536
+  o.density = 40.0 / o.features;
+  const Dataset data = random_problem(o);
+  for (const PrimalMethod method : {PrimalMethod::TrustRegion, PrimalMethod::LineSearch}) {
+    SCOPED_TRACE(static_cast<int>(method));
+    SolverParameters p = tight(LossKind::Logistic, method);
+    p.threads = 1;
+    const Fit one = fit(data, p);
+    p.threads = 3;
+    const Fit three = fit(data, p);
+    expect_certified(one, p.tol);
+    expect_certified(three, p.tol);
+    EXPECT_EQ(one.result.epochs, three.result.epochs);
+    EXPECT_LT((as_vector(one.state.weights) - as_vector(three.state.weights)).norm(), 1e-8);
+    const Eigen::VectorXd g =
+        dense_gradient(dense(data, p), LossKind::Logistic, as_vector(three.state.weights), true, true);
+    EXPECT_LT(g.norm(), 1e-3);
+  }
+}
+
 // A free intercept is certified by the repaired dual point (its bound on the true
 // suboptimality: test_tron_free_intercept.cpp): the fit stops on the gap, and the
 // dense gradient at its w is as small as the gap allows, ||g||^2 <= 2 L (P - P*)
