@@ -94,7 +94,7 @@ SNAPML_OMP(parallel for num_threads(detail::threads_for(size, threads_)) schedul
 }
 
 void SdcaCpuSolver::scale_alpha(double gamma) {
-  auto scale = [&](std::size_t i) { alpha_[i] = round_alpha_[i] + gamma * (alpha_[i] - round_alpha_[i]); };
+  auto scale = [&](std::size_t i) { alpha_[i] = accepted_alpha(round_alpha_[i], alpha_[i], gamma); };
   if (round_first_ < 0) {
     for (std::size_t i = 0; i < alpha_.size(); ++i) scale(i);
     return;

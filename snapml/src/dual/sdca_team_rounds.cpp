@@ -110,7 +110,7 @@ SNAPML_OMP(barrier)
       if (gamma < 1.0)
         for (std::int64_t r = first; r < last; ++r) {
           const std::int64_t i = order[r];
-          alpha[i] = kept[i] + gamma * (alpha[i] - kept[i]);
+          alpha[i] = accepted_alpha(kept[i], alpha[i], gamma);
         }
 SNAPML_OMP(barrier)
     }

@@ -43,6 +43,14 @@ struct RoundSums {
   double square_of_sum = 0.0;
 };
 
+// A row's alpha after a round accepted with gamma (CocoaAggregation::accept):
+// alpha at the round's start plus gamma times the worker's change, a convex
+// combination of two feasible points, which keeps w = w(alpha) once w has
+// moved by gamma sum_k dw_k. The CPU's rounds (sdca_round.cpp, past two
+// threads sdca_team_rounds.cpp) apply it row by row; the GPU's
+// (cuda/src/dual/device_ops.cpp) as gamma alpha + (1 - gamma) start by cuBLAS.
+inline double accepted_alpha(double start, double stepped, double gamma) { return start + gamma * (stepped - start); }
+
 class CocoaAggregation {
  public:
   explicit CocoaAggregation(int workers, bool adaptive = true)
