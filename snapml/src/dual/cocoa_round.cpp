@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "divergence_guard.h"
+#include "free_intercept.h"
 #include "snapml/impl/certificate_schedule.h"
 #include "snapml/impl/cocoa.h"
 #include "snapml/error.h"
@@ -36,7 +37,8 @@ double add_local_change(const double* v, const double* w, std::size_t size, doub
 
 FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, int workers,
                            const SolverParameters& parameters, std::chrono::steady_clock::time_point started) {
-  CocoaAggregation aggregation(workers, parameters.adaptive_sigma);
+  CocoaAggregation aggregation(workers, parameters.adaptive_sigma,
+                               detail::has_free_intercept(parameters) ? kFreeInterceptHeadroom : 1.0);
   const int local_epochs = workers > 1 ? parameters.local_epochs : 1;
   std::vector<double> change;  // the round's sum of dw_k, then sum_k ||dw_k||^2; several workers only
   FitResult result;

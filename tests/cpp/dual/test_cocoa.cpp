@@ -43,6 +43,18 @@ TEST(CocoaAggregation, TheNextSigmaIsTheLastRho) {
   EXPECT_DOUBLE_EQ(rule.sigma(), 3.0);
 }
 
+// With headroom (a free intercept's rounds): the next sigma' is headroom x rho,
+// at most K, and a round is shortened only past it.
+TEST(CocoaAggregation, HeadroomScalesTheNextSigmaWithinK) {
+  CocoaAggregation rule(4, true, 1.25);
+  EXPECT_EQ(rule.accept(1.0, 2.0), 1.0);  // rho 2
+  EXPECT_DOUBLE_EQ(rule.sigma(), 2.5);
+  EXPECT_EQ(rule.accept(1.0, 2.4), 1.0);  // rho 2.4 within 2.5
+  EXPECT_DOUBLE_EQ(rule.sigma(), 3.0);
+  EXPECT_DOUBLE_EQ(rule.accept(1.0, 3.6), 3.0 / 3.6);
+  EXPECT_DOUBLE_EQ(rule.sigma(), 4.0);  // 4.5, capped at K
+}
+
 TEST(CocoaAggregation, ClampsRhoToItsRange) {
   CocoaAggregation rule(2);
   // Opposing changes cancel (rho < 1): sigma' never drops below 1.

@@ -135,6 +135,28 @@ TEST(CocoaRound, SeveralWorkersShortenARoundWhoseOverlapExceedsSigma) {
   EXPECT_EQ(backend.certified_before, (std::vector<int>{2, 4, 6}));
 }
 
+// A free intercept (the dual's method of multipliers) solves the next round with
+// sigma' = 1.25 rho, within K (kFreeInterceptHeadroom, cocoa.h); a penalised one
+// with rho itself.
+TEST(CocoaRound, AFreeInterceptKeepsHeadroomOverTheLastRho) {
+  for (const bool free : {false, true}) {
+    SCOPED_TRACE(free);
+    ScriptedBackend backend;
+    // Round 1: rho = ||(1, 1)||^2 / 1 = 2; round 2: rho = 1; round 3: rho = 4 (= K).
+    backend.changes = {{1.0, 1.0, 1.0}, {1.0, 0.0, 1.0}, {2.0, 0.0, 1.0}, {0.0, 0.0, 0.0}};
+    SolverParameters parameters;
+    parameters.tol = 1e-9;
+    parameters.max_epochs = 4;
+    parameters.penalise_intercept = !free;
+    parameters.intercept_scaling = 1.0;
+    LocalCommunicator local;
+    run_cocoa_rounds(backend, local, 4, parameters, std::chrono::steady_clock::now());
+    const std::vector<double> expected =
+        free ? std::vector<double>{4.0, 2.5, 1.25, 4.0} : std::vector<double>{4.0, 2.0, 1.0, 4.0};
+    EXPECT_EQ(backend.sigmas_seen, expected);
+  }
+}
+
 TEST(CocoaRound, SeveralRoundsAnEpochMergeAfterEachShareAndCountTheEpochOnce) {
   ScriptedBackend backend;
   backend.parts = 2;

@@ -30,12 +30,22 @@
 // 24-30 against 21-27, a 200k-row click log (40) 57-58 against 51-52; the
 // hinge loss on a9a (-e 1e-3) 151-160 against 138-143; two ranks neither way
 // (a9a 29 / 32, w8a 20 / 17; docs/benchmarks/threads.md, "sigma' without
-// headroom").
+// headroom"). A free intercept keeps the headroom (kFreeInterceptHeadroom below).
 #pragma once
 
 #include <algorithm>
 
 namespace snapml {
+
+// With a free intercept (the dual's method of multipliers, free_intercept.h) the
+// multiplier moves between rounds, so each round solves a slightly different
+// augmented dual and the last round's rho predicts the next one's less well:
+// sigma' keeps the first rule's headroom there. The 160k x 400k text-like set of
+// the side by side at two threads (docs/benchmarks/cpu.md 9.6): without it the
+// gap rose five-fold over the first three epochs and stalled at 4 from epoch
+// 10, until Auto handed over to the Newton solver (1.0-2.1 s); with it the dual
+// alone met tol at epoch 10 (0.89 s).
+inline constexpr double kFreeInterceptHeadroom = 1.25;
 
 // A round's sum_k ||dw_k||^2 and ||sum_k dw_k||^2 (rho's two sides).
 struct RoundSums {
@@ -53,8 +63,13 @@ inline double accepted_alpha(double start, double stepped, double gamma) { retur
 
 class CocoaAggregation {
  public:
-  explicit CocoaAggregation(int workers, bool adaptive = true)
-      : workers_(std::max(workers, 1)), adaptive_(adaptive), sigma_(static_cast<double>(std::max(workers, 1))) {}
+  // `headroom`: the next round's sigma' is headroom x the last rho (at most K);
+  // 1 but for a free intercept (kFreeInterceptHeadroom).
+  explicit CocoaAggregation(int workers, bool adaptive = true, double headroom = 1.0)
+      : workers_(std::max(workers, 1)),
+        adaptive_(adaptive),
+        headroom_(headroom),
+        sigma_(static_cast<double>(std::max(workers, 1))) {}
 
   // The sigma' for the next round's local subproblems: K until a round has been
   // measured (the safe start), then the adapted value.
@@ -68,7 +83,7 @@ class CocoaAggregation {
     const double rho = std::clamp(square_of_sum / sum_of_squares, 1.0, static_cast<double>(workers_));
     last_rho_ = rho;
     const double gamma = rho > sigma_ ? sigma_ / rho : 1.0;
-    if (adaptive_) sigma_ = rho;  // within [1, K] already
+    if (adaptive_) sigma_ = std::min(headroom_ * rho, static_cast<double>(workers_));
     return gamma;
   }
 
@@ -77,6 +92,7 @@ class CocoaAggregation {
  private:
   int workers_;
   bool adaptive_;
+  double headroom_;
   double sigma_;
   double last_rho_ = 0.0;
 };
