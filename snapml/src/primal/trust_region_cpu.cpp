@@ -33,9 +33,7 @@ class PrimalNewtonSolver::TrustRegionSteps {
   void update_preconditioner() { solver_.update_preconditioner(); }
   double initial_radius() const {
     const std::vector<double>& m = solver_.preconditioner_;
-    return std::sqrt(detail::vector_sums<1>(entries(), solver_.threads_, [&](std::int64_t j, double* sum) {
-      sum[0] += g_[j] * g_[j] / m[j];
-    })[0]);
+    return std::sqrt(solver_.sum_over(width_, [&](std::size_t j) { return g_[j] * g_[j] / m[j]; }));
   }
   double gradient_norm() const { return solver_.norm(g_); }
   double cg_target(double f) const {
