@@ -154,6 +154,7 @@ FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, in
     }
     visited_since_gap = 0;
     Objectives objectives = certify();
+    backend.keep_certified();  // the iterate is the point the certificate measured
     // The average: the pair with the smaller primal objective is the fit's
     // result (the same on every rank: reduced sums), certified by the larger
     // dual value of the two (weak duality: any feasible alpha's D bounds P*

@@ -6,7 +6,9 @@
 #include <vector>
 
 #include "../common/omp_threads.h"
+#include "snapml/losses/contract.h"
 #include "snapml/losses/dispatch.h"
+#include "snapml/losses/primal_terms.h"
 
 namespace snapml::detail {
 namespace {
@@ -36,6 +38,18 @@ struct SideSums {
 struct BlockSums {
   double loss = 0.0;
   std::array<SideSums, 2> side;
+};
+
+// sum_i C_i loss(y_i, m_i + b) and its first two derivatives in b.
+struct InterceptTerms {
+  double loss = 0.0;
+  double derivative = 0.0;
+  double curvature = 0.0;
+  void add(const InterceptTerms& o) {
+    loss += o.loss;
+    derivative += o.derivative;
+    curvature += o.curvature;
+  }
 };
 
 // Calls visit(x, row, index, y, cost) for the rows of block `block` of chunk c.
@@ -68,13 +82,58 @@ SNAPML_OMP(parallel for num_threads(threads) schedule(dynamic, 1))
   return total;
 }
 
+// Newton's steps on the intercept for the margins m_i = w.x_i (free_intercept.h,
+// "The intercept for w"): from b = `start`, whose terms are `at`, each step
+// halved until the loss falls, so the loss falls at every accepted step (it is
+// convex in b). The steps stop where Newton's decrement g^2 / h, about twice what
+// one more step would save, is below 1e-3 of tol times the loss (a thousandth of
+// the gap the fit is asked for), or after kMaxPasses passes over the margins.
+// Returns the last accepted b and its loss in `at`.
 template <typename Loss>
-ObjectiveSums sums_for(const Loss& loss, const ResidentRows& rows, const RowTargets& targets, const double* weights,
-                       double intercept, const double* alpha, const double* squared_norms, double bias_square,
-                       int threads) {
+double intercept_for_margins(const Loss& loss, const ResidentRows& rows, const RowTargets& targets,
+                             const double* margins, double start, double tol, int threads, InterceptTerms& at) {
+  constexpr int kMaxPasses = 20;
+  auto terms_at = [&](double b) {
+    return in_blocks<InterceptTerms>(rows, threads, [&](std::size_t c, std::int64_t block, InterceptTerms& t) {
+      for_block(rows, c, block, targets, [&](const CsrView&, std::int64_t, std::int64_t index, double y,
+                                             double cost) {
+        const losses::PrimalTerms terms = losses::primal_terms(loss, y, margins[index] + b);
+        t.loss += cost * terms.value;
+        t.derivative += cost * terms.derivative;
+        t.curvature += cost * terms.curvature;
+      });
+    });
+  };
+  double b = start;
+  int passes = 0;
+  while (passes < kMaxPasses && at.curvature > 0.0 &&
+         at.derivative * at.derivative > 1e-3 * tol * std::fabs(at.loss) * at.curvature) {
+    double step = -at.derivative / at.curvature;
+    bool accepted = false;
+    while (!accepted && passes < kMaxPasses) {
+      const InterceptTerms trial = terms_at(b + step);
+      ++passes;
+      accepted = trial.loss < at.loss;
+      if (accepted) {
+        b += step;
+        at = trial;
+      }
+      step *= 0.5;
+    }
+    if (!accepted) break;
+  }
+  return b;
+}
+
+template <typename Loss>
+FreeInterceptSums sums_for(const Loss& loss, const ResidentRows& rows, const RowTargets& targets,
+                           const double* weights, double intercept, const double* alpha, const double* squared_norms,
+                           double bias_square, double tol, int threads, double* margins) {
   struct Total {
     BlockSums b;
+    InterceptTerms at;  // the loss's derivatives in b at `intercept` (b.loss its value)
     void add(const Total& o) {
+      at.add(o.at);
       b.loss += o.b.loss;
       b.side[0].add(o.b.side[0]);
       b.side[1].add(o.b.side[1]);
@@ -83,12 +142,21 @@ ObjectiveSums sums_for(const Loss& loss, const ResidentRows& rows, const RowTarg
   auto norm_of = [&](std::int64_t index) {
     return std::sqrt(std::max(0.0, squared_norms[index] - bias_square));
   };
-  // The rows: the loss at w.x_i + b, and each side's sums at alpha.
+  // The rows: the loss at w.x_i + b and its derivatives in b, each row's margin,
+  // and each side's sums at alpha.
   const Total rows_total = in_blocks<Total>(rows, threads, [&](std::size_t c, std::int64_t block, Total& t) {
     for_block(rows, c, block, targets, [&](const CsrView& x, std::int64_t row, std::int64_t index, double y,
                                            double cost) {
       const double margin = row_dot(x, row, weights);
-      t.b.loss += cost * loss.loss(y, margin + intercept);
+      if constexpr (losses::is_primal_loss<Loss>::value) {
+        const losses::PrimalTerms terms = losses::primal_terms(loss, y, margin + intercept);
+        t.b.loss += cost * terms.value;
+        t.at.derivative += cost * terms.derivative;
+        t.at.curvature += cost * terms.curvature;
+        margins[index] = margin;
+      } else {
+        t.b.loss += cost * loss.loss(y, margin + intercept);
+      }
       SideSums& side = t.b.side[targets.classification && y < 0.0 ? 1 : 0];
       const double a = alpha[index];
       const double norm = norm_of(index);
@@ -103,8 +171,16 @@ ObjectiveSums sums_for(const Loss& loss, const ResidentRows& rows, const RowTarg
   });
   const SideSums& plus = rows_total.b.side[0];
   const SideSums& minus = rows_total.b.side[1];
-  ObjectiveSums result;
+  FreeInterceptSums certificate;
+  ObjectiveSums& result = certificate.sums;
   result.loss = rows_total.b.loss;
+  certificate.intercept = intercept;
+  if constexpr (losses::is_primal_loss<Loss>::value) {
+    InterceptTerms at = rows_total.at;
+    at.loss = rows_total.b.loss;
+    certificate.intercept = intercept_for_margins(loss, rows, targets, margins, intercept, tol, threads, at);
+    result.loss = at.loss;
+  }
   // s = sum_i c(y_i) alpha_i, and the feasible alpha' = alpha + delta.
   double shift_term = 0.0;  // sum_i delta_i c_i w.x_i
   double move_norm = 0.0;   // sum_i |delta_i| ||x_i||, bounding ||u||
@@ -145,20 +221,21 @@ ObjectiveSums sums_for(const Loss& loss, const ResidentRows& rows, const RowTarg
     }
   }
   result.dual = dual - shift_term - 0.5 * move_norm * move_norm;
-  return result;
+  return certificate;
 }
 
 }  // namespace
 
-ObjectiveSums free_intercept_sums(const ResidentRows& rows, const SolverParameters& parameters,
-                                  const double* weights, std::int32_t n_features, double intercept,
-                                  const double* alpha, const double* squared_norms, int threads) {
+FreeInterceptSums free_intercept_sums(const ResidentRows& rows, const SolverParameters& parameters,
+                                      const double* weights, std::int32_t n_features, double intercept,
+                                      const double* alpha, const double* squared_norms, int threads,
+                                      double* margins) {
   (void)n_features;  // row_dot reads only the rows' columns, all below n_features
   const RowTargets targets = RowTargets::from(parameters);
   const double bias_square = parameters.intercept_scaling * parameters.intercept_scaling;
   return with_loss(parameters.loss, parameters.epsilon, 0.0, [&](const auto& loss) {
-    return sums_for(loss, rows, targets, weights, intercept, alpha, squared_norms, bias_square,
-                    resolve_threads(threads));
+    return sums_for(loss, rows, targets, weights, intercept, alpha, squared_norms, bias_square, parameters.tol,
+                    resolve_threads(threads), margins);
   });
 }
 

@@ -27,6 +27,19 @@
 // pass over alpha; and by weak duality D_lb <= D(alpha') <= P(w*, b*) <= P(w, b). The
 // gap P(w, b) - D_lb therefore certifies the free-intercept fit as the plain gap
 // certifies LIBLINEAR's, and tends to it as s -> 0 (the correction is O(|s|)).
+// The intercept for w. Any b gives a primal bound P(w, b) >= P*, and the rounds'
+// b = b0 + B v is a poor one: the multiplier overshoots and comes back (text-like
+// 160k x 400k rows at two threads: b -0.83 at the first certificate where the
+// best for w is -0.04, -1.08 against -0.29 at the fourth), so the primal rose and
+// fell by 1e-3 of itself between certificates while the dual rose steadily. The
+// certificate's pass keeps each row's margin w.x_i and takes Newton's steps on
+// the one-dimensional convex sum_i C_i loss(y_i, w.x_i + b) from the iterate's b
+// (each a pass over the margins, not the rows' entries; one to three a
+// certificate): its primal is P(w, b') <= P(w, b), the model the fit returns is
+// (w, b'), and the solver moves the multiplier so that the next round's centre b0
+// is b' (SdcaCpuSolver::keep_certified; the proximal point method from the best
+// intercept for w rather than from the last round's). The same fit then stops
+// after 8 epochs where it took 10 or 11 (docs/benchmarks/cpu.md, 9.7).
 #pragma once
 
 #include <cstdint>
@@ -56,19 +69,33 @@ class FreeIntercept {
   }
   // The multiplier update between rounds: b0 += B^2 s = B v.
   void recentre(const double* weights, std::int32_t bias_index) { offset_ += column_ * weights[bias_index]; }
+  // The multiplier that makes the intercept b (so that the next recentre makes b
+  // the next round's centre b0): b0 = b - B v.
+  void move_to(double b, const double* weights, std::int32_t bias_index) {
+    offset_ = b - column_ * weights[bias_index];
+  }
 
  private:
   double column_ = 1.0;
   double offset_ = 0.0;
 };
 
-// The certificate's sums of a free-intercept fit over resident rows (two passes:
-// the rows, then alpha): `loss` = sum_i C_i loss(y_i, w.x_i + intercept), `dual` =
-// D_lb + 0.5 ||w||^2 (combine() subtracts 0.5 ||w||^2, w without the intercept
-// weight). `weights` has n_features + 1 entries, the last ignored; `alpha` and
-// `squared_norms` (||x_i||^2 + B^2) one per row in the rows' order.
-ObjectiveSums free_intercept_sums(const ResidentRows& rows, const SolverParameters& parameters,
-                                  const double* weights, std::int32_t n_features, double intercept,
-                                  const double* alpha, const double* squared_norms, int threads);
+// The certificate of a free-intercept fit, and the intercept it certifies.
+struct FreeInterceptSums {
+  ObjectiveSums sums;
+  double intercept = 0.0;  // b, where sums.loss is taken
+};
+
+// The certificate's sums of a free-intercept fit over resident rows (the rows,
+// then passes over their margins and alpha): `loss` = sum_i C_i loss(y_i, w.x_i +
+// b) at the intercept b that Newton's steps from the iterate's `intercept` reach
+// for w (above, "The intercept for w"), `dual` = D_lb + 0.5 ||w||^2 (combine()
+// subtracts 0.5 ||w||^2, w without the intercept weight). `weights` has
+// n_features + 1 entries, the last ignored; `alpha` and `squared_norms` (||x_i||^2
+// + B^2) one per row in the rows' order; `margins` room for one per row (w.x_i).
+FreeInterceptSums free_intercept_sums(const ResidentRows& rows, const SolverParameters& parameters,
+                                      const double* weights, std::int32_t n_features, double intercept,
+                                      const double* alpha, const double* squared_norms, int threads,
+                                      double* margins);
 
 }  // namespace snapml::detail

@@ -52,6 +52,7 @@ class SdcaCpuSolver final : public Solver, private RoundBackend {
   std::int64_t epoch_in_team(int epoch_index, int parts, CocoaAggregation& aggregation,
                              double newton_tolerance) override;
   ObjectiveSums objective_sums(int next_epoch) override;
+  void keep_certified() override;
   double squared_weight_norm() override;
   std::vector<double> copy_alpha() override { return alpha_; }
   std::vector<double> copy_weights() override { return model_weights(); }
@@ -161,6 +162,10 @@ class SdcaCpuSolver final : public Solver, private RoundBackend {
   SplitMix64 random_{0};
   // A free intercept (free_intercept.h): b = offset + B w[n_features].
   bool free_intercept_ = false;
+  // A free intercept's certificate: each row's margin w.x_i (its Newton steps on
+  // the intercept), and the intercept it certified (keep_certified moves to it).
+  std::vector<double> margins_;
+  double certified_intercept_ = 0.0;
   detail::FreeIntercept intercept_;
 };
 

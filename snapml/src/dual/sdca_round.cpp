@@ -130,13 +130,21 @@ void SdcaCpuSolver::swap_average() {
 }
 
 ObjectiveSums SdcaCpuSolver::objective_sums(int) {
-  if (free_intercept_)
-    return detail::free_intercept_sums(resident_, parameters_, weights_.data(), n_features_,
-                                       intercept_.intercept(weights_.data(), n_features_), alpha_.data(),
-                                       squared_norms_.data(), threads_);
+  if (free_intercept_) {
+    margins_.resize(alpha_.size());
+    const detail::FreeInterceptSums certificate = detail::free_intercept_sums(
+        resident_, parameters_, weights_.data(), n_features_, intercept_.intercept(weights_.data(), n_features_),
+        alpha_.data(), squared_norms_.data(), threads_, margins_.data());
+    certified_intercept_ = certificate.intercept;
+    return certificate.sums;
+  }
   if (bounds_) bounds_->moved_to(weights_.data(), weights_.size());
   return snapml::objective_sums(*source_, parameters_, weights_.data(), n_features_, alpha_.data(), threads_,
                                 bounds_.get());
+}
+
+void SdcaCpuSolver::keep_certified() {
+  if (free_intercept_) intercept_.move_to(certified_intercept_, weights_.data(), n_features_);
 }
 
 // The divergence guard's remedy (divergence_guard.h): fewer threads on the shared

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "../fixtures/fit_once.h"
 #include "../fixtures/random_problem.h"
@@ -139,6 +140,53 @@ TEST(FreeInterceptDual, AWarmStartFromWeightsStartsFromTheirIntercept) {
   ASSERT_TRUE(warm.result.converged);
   EXPECT_LT(warm.result.epochs, cold.result.epochs);
   EXPECT_NEAR(warm.state.weights.back(), cold.state.weights.back(), 1e-3);
+}
+
+// The certificate takes the loss at the intercept that minimises it for the
+// fit's w, and the fit returns that intercept ("The intercept for w",
+// free_intercept.h): stopped early (tol 1e-2, where the rounds' b = b0 + B v is
+// still off), the returned b's primal is within 1e-3 tol of the best for the
+// returned w, and the reported primal is that point's. certify_every_epoch's
+// records take the same steps: they move nothing, so one thread's fit is the
+// same, bit for bit, with them.
+TEST(FreeInterceptDual, TheModelsInterceptIsTheBestForItsWeights) {
+  for (LossKind loss : {LossKind::Logistic, LossKind::SquaredHinge, LossKind::Squared}) {
+    const std::string what = loss_name(loss);
+    const Dataset data = shifted_problem(loss, 6);
+    SolverParameters p = free_problem(loss, SolverChoice::Dual);
+    p.tol = 1e-2;
+    const Fit fit = fit_once(*make_sdca_cpu_solver(p), data);
+    ASSERT_TRUE(fit.result.converged) << what;
+    InMemorySource source(data);
+    SolverParameters evaluate = p;
+    evaluate.penalise_intercept = true;  // the same loss sum; only the penalty differs
+    std::vector<double> weights = fit.state.weights;
+    const double b = weights.back();
+    auto primal_at = [&](double intercept) {
+      weights.back() = intercept;
+      return primal_objective(source, evaluate, weights.data(), data.n_features()) - 0.5 * intercept * intercept;
+    };
+    const double at_b = primal_at(b);
+    EXPECT_NEAR(at_b, fit.result.history.back().primal, 1e-12 * at_b) << what;
+    // The best intercept for w by ternary search (the primal is convex in b).
+    double low = b - 2.0, high = b + 2.0;
+    for (int step = 0; step < 100; ++step) {
+      const double left = low + (high - low) / 3.0, right = high - (high - low) / 3.0;
+      if (primal_at(left) < primal_at(right))
+        high = right;
+      else
+        low = left;
+    }
+    const double best = primal_at(0.5 * (low + high));
+    // The steps stop on Newton's decrement below 1e-3 tol of the loss: the primal
+    // then within about half that of the best.
+    EXPECT_LE(at_b - best, 1e-3 * p.tol * at_b) << what << " b " << b << " best " << 0.5 * (low + high);
+
+    p.certify_every_epoch = true;
+    const Fit every = fit_once(*make_sdca_cpu_solver(p), data);
+    EXPECT_EQ(every.result.epochs, fit.result.epochs) << what;
+    EXPECT_EQ(every.state.weights, fit.state.weights) << what;
+  }
 }
 
 TEST(FreeInterceptDual, TheHingeLossAndTheMultinomialLossAreRefused) {

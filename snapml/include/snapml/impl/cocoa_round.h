@@ -102,6 +102,12 @@ class RoundBackend {
   // This process's partial sums at the current w (one pass over its rows; the
   // epoch that follows is `next_epoch`), and ||w||^2 (w is the same on every rank).
   virtual ObjectiveSums objective_sums(int next_epoch) = 0;
+  // After a certificate of the fit's path (not certify_every_epoch's records, so
+  // that those change nothing): a backend whose certificate measured a better
+  // point than the iterate, with the same alpha, moves the iterate there (a free
+  // intercept: the intercept the certificate found for w; free_intercept.h). The
+  // default: nothing.
+  virtual void keep_certified() {}
   virtual double squared_weight_norm() = 0;
   // A copy of this process's alpha, one per row in the source's order: what a
   // checkpoint saves (SolverParameters::on_progress).
