@@ -19,7 +19,8 @@ def _check_float32_range(values, what="X"):
     """Raise ValueError when float64 values overflow float32 (they would become inf)."""
     if values.dtype == np.float32 or values.size == 0:
         return
-    largest = np.max(np.abs(values))
+    # The extremes, not np.abs(values): no temporary as large as X's values.
+    largest = max(float(np.max(values)), -float(np.min(values)))
     if largest > _FLOAT32_MAX:
         raise ValueError(
             f"{what} has values up to {largest:.3g}, beyond float32's range "

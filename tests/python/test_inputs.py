@@ -121,12 +121,17 @@ def test_one_class_is_a_value_error(binary_data):
         SupportVectorMachine().fit(X, np.ones(len(X)))
 
 
-def test_values_beyond_float32_are_a_value_error(binary_data):
+@pytest.mark.parametrize("value", [1e300, -1e300, 4e38, -4e38])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_values_beyond_float32_are_a_value_error(binary_data, value, sparse):
+    # Either sign, just past float32's largest (3.4e38) too, dense and sparse.
     X, y = binary_data
     X = X.copy()
-    X[0, 0] = 1e300
+    X[0, 0] = value
     with pytest.raises(ValueError, match="float32"):
-        LogisticRegression().fit(X, y)
+        LogisticRegression().fit(sp.csr_matrix(X) if sparse else X, y)
+    X[0, 0] = 3e38 if value > 0 else -3e38  # within float32's range: trains
+    LogisticRegression(max_iter=5).fit(sp.csr_matrix(X) if sparse else X, y)
 
 
 @pytest.mark.parametrize(
