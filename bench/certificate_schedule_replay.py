@@ -12,15 +12,18 @@ of an epoch, a logistic gap pass's cost):
     python3 bench/certificate_schedule_replay.py a9a-s7-t2.csv w8a-s3-t1.csv ...
 
 Rules: the rate over the last interval (before 2026-11-27), over the last two (the
-schedule's now), over the last three, and the fastest and mean of those. Each row
-is stop epoch / certificates; the last line sums cost over first epoch at the
-target across the fits (lower is better).
+schedule's now), over the last three, and the fastest and mean of those, each
+certifying after half the predicted epochs (the schedule's share); and the rate
+over two intervals certifying after 3/4 or all of them. Each row is stop epoch /
+certificates; the last line sums cost over first epoch at the target across the
+fits (lower is better). --tol for fits recorded to another target,
+--certificate-cost for a gap pass dearer than a third of an epoch.
 """
 import argparse
 import csv
 import math
 
-TOL = 1e-4
+TOL = 1e-4  # --tol
 MAX_SKIP = 8
 
 
@@ -32,7 +35,8 @@ def gaps(path):
     return out
 
 
-def rule(choose, window):
+def rule(choose, window, share=0.5):
+    """The next certificate after `share` of the predicted epochs (the schedule's: half)."""
     def skip_after(history, epoch, gap, last_skip):
         skip = max(1, last_skip // 2)
         if not history or gap >= history[-1][1] or gap <= 0.0:
@@ -41,7 +45,7 @@ def rule(choose, window):
         if not rates:
             return skip
         remaining = math.log(TOL / gap) / choose(rates)
-        return int(min(max(math.floor(0.5 * remaining), 1), min(MAX_SKIP, max(1, epoch))))
+        return int(min(max(math.floor(share * remaining), 1), min(MAX_SKIP, max(1, epoch))))
     return skip_after
 
 
@@ -51,6 +55,8 @@ RULES = {
     "three intervals": rule(lambda r: r[0], 3),
     "fastest of three": rule(min, 3),
     "mean of three": rule(lambda r: sum(r) / len(r), 3),
+    "two intervals, 3/4 of the epochs": rule(lambda r: r[0], 2, 0.75),
+    "two intervals, all the epochs": rule(lambda r: r[0], 2, 1.0),
 }
 
 
@@ -71,7 +77,13 @@ def replay(g, skip_after):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("histories", nargs="+")
+    parser.add_argument("--tol", type=float, default=1e-4, help="the relative gap the fits stop at (default 1e-4)")
+    parser.add_argument("--certificate-cost", type=float, default=1.0 / 3.0,
+                        help="a certificate's cost in epochs (default 1/3, a logistic gap pass)")
     args = parser.parse_args()
+    global TOL
+    TOL = args.tol
+    cost = args.certificate_cost
     totals = {name: 0.0 for name in RULES}
     print("| fit | first epoch at 1e-4 | " + " | ".join(RULES) + " |")
     print("|---" * (len(RULES) + 2) + "|")
@@ -83,10 +95,10 @@ def main():
         cells = []
         for name, skip_after in RULES.items():
             stop, certificates = replay(g, skip_after)
-            totals[name] += (stop + certificates / 3.0) / first
+            totals[name] += (stop + cost * certificates) / first
             cells.append(f"{stop} / {certificates}")
         print(f"| {path.rsplit('/', 1)[-1]} | {first} | " + " | ".join(cells) + " |")
-    print("| sum of (stop + certificates / 3) / first | | " + " | ".join(f"{v:.2f}" for v in totals.values()) + " |")
+    print(f"| sum of (stop + {cost:.2f} x certificates) / first | | " + " | ".join(f"{v:.2f}" for v in totals.values()) + " |")
 
 
 if __name__ == "__main__":
