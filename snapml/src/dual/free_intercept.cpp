@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "../common/omp_threads.h"
+#include "../primal/quasi_newton.h"
 #include "snapml/losses/contract.h"
 #include "snapml/losses/dispatch.h"
 #include "snapml/losses/primal_terms.h"
@@ -82,17 +83,19 @@ SNAPML_OMP(parallel for num_threads(threads) schedule(dynamic, 1))
   return total;
 }
 
-// Newton's steps on the intercept for the margins m_i = w.x_i (free_intercept.h,
-// "The intercept for w"): from b = `start`, whose terms are `at`, each step
-// halved until the loss falls, so the loss falls at every accepted step (it is
-// convex in b). The steps stop where Newton's decrement g^2 / h, about twice what
-// one more step would save, is below 1e-3 of tol times the loss (a thousandth of
-// the gap the fit is asked for), or after kMaxPasses passes over the margins.
-// Returns the last accepted b and its loss in `at`.
+// The intercept for the margins m_i = w.x_i (free_intercept.h, "The intercept
+// for w"): from b = `start`, whose terms are `at`, the line b + t d through
+// Newton's step d = -g / h is minimised by the primal solver's one-dimensional
+// search (quasi_newton.h, minimise_along_line: Newton steps on the slope inside
+// a bracket, the first at t = 1), then again from there, until Newton's
+// decrement g^2 / h, about twice what one more step would save, is below 1e-3 of
+// tol times the loss (a thousandth of the gap the fit is asked for). Each
+// evaluation is a pass over the margins, not the rows' entries. Returns b and
+// its terms in `at`.
 template <typename Loss>
 double intercept_for_margins(const Loss& loss, const ResidentRows& rows, const RowTargets& targets,
                              const double* margins, double start, double tol, int threads, InterceptTerms& at) {
-  constexpr int kMaxPasses = 20;
+  constexpr int kMaxLines = 4;
   auto terms_at = [&](double b) {
     return in_blocks<InterceptTerms>(rows, threads, [&](std::size_t c, std::int64_t block, InterceptTerms& t) {
       for_block(rows, c, block, targets, [&](const CsrView&, std::int64_t, std::int64_t index, double y,
@@ -105,22 +108,22 @@ double intercept_for_margins(const Loss& loss, const ResidentRows& rows, const R
     });
   };
   double b = start;
-  int passes = 0;
-  while (passes < kMaxPasses && at.curvature > 0.0 &&
-         at.derivative * at.derivative > 1e-3 * tol * std::fabs(at.loss) * at.curvature) {
-    double step = -at.derivative / at.curvature;
-    bool accepted = false;
-    while (!accepted && passes < kMaxPasses) {
-      const InterceptTerms trial = terms_at(b + step);
-      ++passes;
-      accepted = trial.loss < at.loss;
-      if (accepted) {
-        b += step;
-        at = trial;
-      }
-      step *= 0.5;
-    }
-    if (!accepted) break;
+  for (int line = 0; line < kMaxLines && at.curvature > 0.0 &&
+                     at.derivative * at.derivative > 1e-3 * tol * std::fabs(at.loss) * at.curvature;
+       ++line) {
+    const double d = -at.derivative / at.curvature;
+    double last_t = 0.0;  // the search's last evaluation, almost always the point it returns
+    InterceptTerms last;
+    const LineStep step = minimise_along_line(
+        [&](double t) {
+          last_t = t;
+          last = terms_at(b + t * d);
+          return LineValues{last.loss, last.derivative * d, last.curvature * d * d};
+        },
+        at.loss, at.derivative * d, 1.0);
+    if (step.t == 0.0) break;  // no point below the start: b is as good as rounding allows
+    at = step.t == last_t ? last : terms_at(b + step.t * d);
+    b += step.t * d;
   }
   return b;
 }

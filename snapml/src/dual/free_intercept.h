@@ -32,10 +32,10 @@
 // 160k x 400k rows at two threads: b -0.83 at the first certificate where the
 // best for w is -0.04, -1.08 against -0.29 at the fourth), so the primal rose and
 // fell by 1e-3 of itself between certificates while the dual rose steadily. The
-// certificate's pass keeps each row's margin w.x_i and takes Newton's steps on
-// the one-dimensional convex sum_i C_i loss(y_i, w.x_i + b) from the iterate's b
-// (each a pass over the margins, not the rows' entries; one to three a
-// certificate): its primal is P(w, b') <= P(w, b), the model the fit returns is
+// certificate's pass keeps each row's margin w.x_i and minimises the
+// one-dimensional convex sum_i C_i loss(y_i, w.x_i + b) from the iterate's b by
+// the primal solver's line search along Newton's step (each evaluation a pass
+// over the margins, not the rows' entries; one to three a certificate): its primal is P(w, b') <= P(w, b), the model the fit returns is
 // (w, b'), and the solver moves the multiplier so that the next round's centre b0
 // is b' (SdcaCpuSolver::keep_certified; the proximal point method from the best
 // intercept for w rather than from the last round's). The same fit then stops
