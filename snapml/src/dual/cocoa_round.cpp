@@ -52,7 +52,8 @@ FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, in
   std::int64_t visited_since_gap = 0;
   double rows = static_cast<double>(backend.n_rows());
   communicator.allreduce_sum(&rows, 1);
-  CertificateSchedule schedule(parameters.tol, rows, parameters.C, parameters.max_epochs);
+  CertificateSchedule schedule(parameters.tol, rows, parameters.C, parameters.max_epochs,
+                               loss_is_non_smooth(parameters.loss));
 
   // One process whose backend merges its workers in place: no dense change vector.
   const bool in_place = communicator.size() == 1 && backend.merges_in_place();

@@ -10,12 +10,16 @@
 // so the certificates predict how many more epochs the target needs, k: at the
 // rate since the certificate before the last (certificate_schedule.cpp says why
 // not the last two alone).
-// The next certificate comes after half of them (at least 1 epoch, at most
-// kMaxSkip and at most as many epochs as the fit has run): when the prediction
-// holds, a fit stops at most one epoch after the gap met tol, and the number of
-// certificates grows with log k instead of k. A gap that did not fall (noise, or
-// a CoCoA+ round with gamma < 1) gives no prediction: the next certificate comes
-// after half the last skip (after every epoch while the gap stays flat).
+// For a smooth loss the next certificate comes after all of them (at least 1
+// epoch, at most kMaxSkip and at most as many epochs as the fit has run): when
+// the prediction holds, the fit certifies at the epoch whose gap first meets tol;
+// when the rate slows, it certifies past it by the prediction's error
+// (certificate_schedule.cpp says why that costs less than certifying more often).
+// The hinge's gap falls sublinearly and rises and falls around its trend, so its
+// certificates come after half the predicted epochs: more of them find the epochs
+// whose gap dips under tol. A gap that did not fall (noise, or a CoCoA+ round with
+// gamma < 1) gives no prediction: the next certificate comes after half the last
+// skip (after every epoch while the gap stays flat).
 // The fit's last epoch (max_epochs) always certifies. Skipping never changes
 // what is certified: the certificate that stops the fit is exact.
 //
@@ -42,9 +46,14 @@ class CertificateSchedule {
   static constexpr double kStepShareOfTarget = 0.01;
   static constexpr double kNewtonToleranceFloor = 1e-11;
 
+  // The share of the predicted epochs skipped, by the loss's smoothness.
+  static constexpr double kSmoothShareOfPrediction = 1.0;
+  static constexpr double kNonSmoothShareOfPrediction = 0.5;
+
   // tol: the relative gap target; rows: over all ranks; cost: C; max_epochs: the
-  // fit's last epoch (counted from 0 like first_epoch).
-  CertificateSchedule(double tol, double rows, double cost, int max_epochs);
+  // fit's last epoch (counted from 0 like first_epoch); non_smooth: the hinge
+  // (loss_is_non_smooth).
+  CertificateSchedule(double tol, double rows, double cost, int max_epochs, bool non_smooth);
 
   // Whether the certificate follows the epoch that made `epochs_done` epochs.
   bool due(int epochs_done) const;
@@ -58,6 +67,7 @@ class CertificateSchedule {
   double rows_;
   double cost_;
   int max_epochs_;
+  double share_;  // of the predicted epochs, skipped
   int next_ = 0;  // the next epoch count that certifies; 0: any
   // The last kRateCertificates certificates, newest first: the rate's baselines.
   static constexpr int kRateCertificates = 2;
