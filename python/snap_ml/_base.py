@@ -219,7 +219,9 @@ class SnapLinearModel(BaseEstimator):
         parameters = self._core_parameters(resolved)
         with _distributed.agreed_checks() if distributed else contextlib.nullcontext():
             sample_weight = check_sample_weight(sample_weight, X.shape[0])
-            data = to_core(X, labels, sample_weight)
+            # The CPU solvers' sums do not depend on a row's column order; the GPU
+            # path keeps ascending rows, the only ones a device has run.
+            data = to_core(X, labels, sample_weight, sorted_rows=bool(parameters["use_gpu"]))
         # Arrays in this process: the session kept across fits (_sessions.py).
         session = None if distributed else _sessions.session_for(self, parameters["use_gpu"],
                                                                  parameters["device_ids"])

@@ -40,13 +40,19 @@ def _dense_to_csr_arrays(X):
     return indptr, columns.astype(np.int32), X[nonzero].astype(np.float32)
 
 
-def csr_arrays(X):
+def csr_arrays(X, sorted_rows=True):
     """The (indptr, indices, data) arrays of a validated 2-D array or sparse matrix.
 
     Parameters
     ----------
     X : ndarray or scipy sparse matrix/array of shape (n_samples, n_features)
         Already validated (finite, numeric, 2-D).
+    sorted_rows : bool, default=True
+        Whether each row's columns must ascend (files written from X need it). A
+        fit does not: with False an unsorted matrix without duplicate columns is
+        used as it is, neither copied nor sorted (on a 9.5M-non-zero matrix that
+        ``sp.diags(d) @ X`` left unsorted, the copy and sort took 0.15 s of a 1.4 s
+        fit).
 
     Returns
     -------
@@ -57,7 +63,9 @@ def csr_arrays(X):
     if sp.issparse(X):
         if X.format != "csr":
             X = X.tocsr()
-        if not X.has_canonical_format:
+        if not X.has_canonical_format and (
+                sorted_rows or _core.rows_have_duplicate_columns(X.indptr, X.indices, X.shape[1])):
+            # A column twice in a row would be two features to the core (data.h).
             X = X.copy()
             X.sum_duplicates()
         _check_float32_range(X.data)
@@ -67,7 +75,7 @@ def csr_arrays(X):
     return _dense_to_csr_arrays(X)
 
 
-def to_core(X, labels=None, sample_weight=None):
+def to_core(X, labels=None, sample_weight=None, sorted_rows=True):
     """Wrap validated input as a ``_core.CsrData`` (labels float64, weights float32).
 
     Parameters
@@ -76,12 +84,14 @@ def to_core(X, labels=None, sample_weight=None):
     labels : ndarray of shape (n_samples,), default=None
         Regression targets, or class indices 0..K-1 for classification.
     sample_weight : ndarray of shape (n_samples,), default=None
+    sorted_rows : bool, default=True
+        See ``csr_arrays``: False for a fit, whose sums do not depend on a row's order.
 
     Returns
     -------
     _core.CsrData
     """
-    indptr, indices, data = csr_arrays(X)
+    indptr, indices, data = csr_arrays(X, sorted_rows)
     if labels is not None:
         labels = np.ascontiguousarray(labels, dtype=np.float64)
     if sample_weight is not None:

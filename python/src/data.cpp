@@ -1,8 +1,10 @@
 // CsrData: numpy/scipy CSR arrays -> snapml::CsrView (see data.h).
 #include "data.h"
 
+#include <algorithm>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "bindings.h"
 #include "snapml/error.h"
@@ -36,6 +38,48 @@ void check_indices_fit_int32(const py::object& indices) {
   require(largest.cast<std::int64_t>() <= std::numeric_limits<std::int32_t>::max() &&
               smallest.cast<std::int64_t>() >= 0,
           "column indices must lie in [0, 2^31); got an index outside it");
+}
+
+// Whether a row of the CSR arrays names a column twice (see data.h). A row in
+// ascending order shows it by that; an unsorted row by a stamp per column (the
+// last row that named it) where there are no more columns than non-zeros, so that
+// the stamps take no more memory than the values, else by sorting a copy of it.
+bool rows_have_duplicate_columns(const py::object& indptr_object, const py::object& indices_object,
+                                 std::int64_t n_features) {
+  check_indices_fit_int32(indices_object);
+  const Array<std::int64_t> indptr = as_array<std::int64_t>(indptr_object, "indptr");
+  const Array<std::int32_t> indices = as_array<std::int32_t>(indices_object, "indices");
+  require(indptr.size() >= 1 && indptr.data()[indptr.size() - 1] == indices.size(),
+          "indices must have indptr[-1] entries");
+  const std::int64_t n_rows = indptr.size() - 1;
+  const std::int64_t* offsets = indptr.data();
+  const std::int32_t* columns = indices.data();
+  const bool stamps_fit = n_features <= indices.size();
+  std::vector<std::int64_t> last_row(stamps_fit ? static_cast<std::size_t>(std::max<std::int64_t>(n_features, 0)) : 0,
+                                     -1);
+  std::vector<std::int32_t> row_copy;
+  for (std::int64_t row = 0; row < n_rows; ++row) {
+    const std::int64_t begin = offsets[row], end = offsets[row + 1];
+    require(begin <= end && end <= indices.size(), "indptr must not decrease");
+    bool ascending = true;
+    for (std::int64_t k = begin + 1; k < end && ascending; ++k) ascending = columns[k - 1] < columns[k];
+    if (ascending) continue;
+    if (stamps_fit) {
+      for (std::int64_t k = begin; k < end; ++k) {
+        const std::int32_t j = columns[k];
+        require(j >= 0 && j < n_features, [&] {
+          return "column index " + std::to_string(j) + " lies outside [0, " + std::to_string(n_features) + ")";
+        });
+        if (last_row[static_cast<std::size_t>(j)] == row) return true;
+        last_row[static_cast<std::size_t>(j)] = row;
+      }
+    } else {
+      row_copy.assign(columns + begin, columns + end);
+      std::sort(row_copy.begin(), row_copy.end());
+      if (std::adjacent_find(row_copy.begin(), row_copy.end()) != row_copy.end()) return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -89,6 +133,9 @@ CsrData::CsrData(const py::object& indptr, const py::object& indices, const py::
 }
 
 void bind_data(py::module_& m) {
+  m.def("rows_have_duplicate_columns", &rows_have_duplicate_columns, py::arg("indptr"), py::arg("indices"),
+        py::arg("n_features"),
+        "Whether a row of the CSR arrays names a column twice (a row's columns may be in any order)");
   py::class_<CsrData>(m, "CsrData",
                       "CSR arrays (and labels, weights) as the core's data view; shares "
                       "memory with the arrays when their dtypes already match")

@@ -18,6 +18,14 @@ namespace snapml::python {
 template <typename T>
 using Array = pybind11::array_t<T, pybind11::array::c_style | pybind11::array::forcecast>;
 
+// A row's columns may come in any order: the core's sums over a row do not
+// depend on it (the svmlight reader, whose format asks for ascending indices,
+// checks that itself). A column named twice in a row does matter (scipy keeps such
+// duplicates until sum_duplicates): the core would take them as two features, and
+// the row's squared norm, which every dual step divides by, would be wrong.
+// _data.py asks rows_have_duplicate_columns (data.cpp) of an unsorted matrix and
+// sums the duplicates only where there are some, so an unsorted matrix without
+// them is used as it is, neither copied nor sorted.
 class CsrData {
  public:
   // Checks the CSR structure (monotonic indptr starting at 0, indices within

@@ -74,6 +74,87 @@ def test_other_dtypes_are_converted_once(binary_data):
     np.testing.assert_array_equal(core.data, csr.data.astype(np.float32))
 
 
+def _rows_shuffled(csr, seed=0):
+    """csr with each row's entries in a random order (the same matrix, unsorted)."""
+    rng = np.random.default_rng(seed)
+    order = np.concatenate([start + rng.permutation(stop - start)
+                            for start, stop in zip(csr.indptr[:-1], csr.indptr[1:])])
+    shuffled = sp.csr_matrix((csr.data[order], csr.indices[order], csr.indptr.copy()), shape=csr.shape)
+    assert not shuffled.has_sorted_indices
+    return shuffled
+
+
+def _entries_split(csr, seed=0):
+    """csr with every entry stored as two duplicates, 0.3 and 0.7 of it, rows shuffled."""
+    counts = np.diff(csr.indptr)
+    rows = np.repeat(np.arange(csr.shape[0]), counts)
+    coo = sp.coo_matrix((np.concatenate([0.3 * csr.data, 0.7 * csr.data]),
+                         (np.concatenate([rows, rows]), np.concatenate([csr.indices, csr.indices]))),
+                        shape=csr.shape)
+    order = np.lexsort((np.random.default_rng(seed).random(coo.nnz), coo.row))
+    indptr = np.concatenate([[0], np.cumsum(2 * counts)])
+    return sp.csr_matrix((coo.data[order], coo.col[order], indptr), shape=csr.shape)
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        lambda: LogisticRegression(random_state=0, tol=1e-8),
+        lambda: LogisticRegression(random_state=0, tol=1e-8, solver="primal"),
+        lambda: LogisticRegression(random_state=0, tol=1e-8, fit_intercept=False, solver="dual"),
+        lambda: SupportVectorMachine(random_state=0, tol=1e-8),
+        lambda: LinearRegression(tol=1e-10),
+    ],
+    ids=["logistic", "logistic-primal", "logistic-dual", "svm", "linear"],
+)
+def test_a_rows_column_order_does_not_change_the_model(binary_data, estimator):
+    # A fit takes an unsorted CSR as it is (no copy, no sort): the core's sums over
+    # a row do not depend on its order. A column twice in a row is one feature, as
+    # scipy means it: the duplicates are summed first (tested on every estimator,
+    # since the core would otherwise take them as two features).
+    X, y = binary_data
+    X = np.where(np.abs(X) < 0.5, 0.0, X)  # some zeros, so rows differ in length
+    canonical = sp.csr_matrix(X)
+    target = X @ np.arange(X.shape[1]) if "linear" in str(estimator()) else y
+    expected = estimator().fit(canonical, target)
+    for variant in (_rows_shuffled(canonical), _entries_split(canonical)):
+        model = estimator().fit(variant, target)
+        np.testing.assert_allclose(model.coef_, expected.coef_, rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(model.intercept_, expected.intercept_, rtol=1e-6, atol=1e-8)
+
+
+def test_an_unsorted_csr_without_duplicates_is_not_copied_for_a_fit(binary_data):
+    X, y = binary_data
+    csr = _rows_shuffled(sp.csr_matrix(X.astype(np.float32)))
+    csr.indptr = csr.indptr.astype(np.int64)
+    data = to_core(csr, y.astype(np.float64), sorted_rows=False)
+    assert np.shares_memory(data.indices, csr.indices) and np.shares_memory(data.data, csr.data)
+    # Written to a file (sorted_rows=True, the default), rows ascend as svmlight asks.
+    indptr, indices, _ = csr_arrays(csr)
+    assert all(np.all(np.diff(indices[a:b]) > 0) for a, b in zip(indptr[:-1], indptr[1:]))
+    # With a duplicate the fit's arrays are summed, not the caller's matrix changed.
+    split = _entries_split(sp.csr_matrix(X))
+    before = split.indices.copy()
+    indptr, indices, values = csr_arrays(split, sorted_rows=False)
+    np.testing.assert_array_equal(split.indices, before)
+    assert len(indices) == sp.csr_matrix(X).nnz
+
+
+@pytest.mark.parametrize("n_features", [8, 1000], ids=["stamps", "sorted-copies"])
+def test_rows_have_duplicate_columns(n_features):
+    # n_features 8 <= nnz: a stamp per column; 1000 > nnz: each unsorted row sorted.
+    def check(rows):
+        indptr = np.concatenate([[0], np.cumsum([len(r) for r in rows])]).astype(np.int64)
+        indices = np.array([j for r in rows for j in r], dtype=np.int32)
+        return _core.rows_have_duplicate_columns(indptr, indices, n_features)
+
+    assert not check([[0, 1, 2], [5, 3, 7], [], [7, 6, 5, 4]])
+    assert check([[0, 1, 2], [5, 3, 5]])       # unsorted, a duplicate
+    assert check([[0, 1, 1], [2]])             # ascending but for a duplicate
+    assert check([[], [4, 0, 6, 2, 4, 1]])     # the duplicate far apart
+    assert not check([[3, 1], [1, 3], [3, 1]])  # the same columns in other rows
+
+
 def test_core_rejects_a_bad_csr_structure():
     with pytest.raises(ValueError, match="column index 5 lies outside"):
         _core.CsrData(np.array([0, 1]), np.array([5], np.int32), np.array([1.0], np.float32), 3)
