@@ -12,9 +12,10 @@ of an epoch, a logistic gap pass's cost):
     python3 bench/certificate_schedule_replay.py a9a-s7-t2.csv w8a-s3-t1.csv ...
 
 Rules: the rate over the last interval (before 2026-11-27), over the last two (the
-schedule's now), over the last three, and the fastest and mean of those, each
-certifying after half the predicted epochs (the schedule's share); and the rate
-over two intervals certifying after 3/4 or all of them. Each row is stop epoch /
+schedule's rate), over the last three, and the fastest and mean of those, each
+certifying after half the predicted epochs (the hinge's share); and the rate
+over two intervals certifying after 3/4 or all of them (all: the smooth losses'
+share since 2026-11-28). Each row is stop epoch /
 certificates; the last line sums cost over first epoch at the target across the
 fits (lower is better). --tol for fits recorded to another target,
 --certificate-cost for a gap pass dearer than a third of an epoch.
@@ -36,7 +37,7 @@ def gaps(path):
 
 
 def rule(choose, window, share=0.5):
-    """The next certificate after `share` of the predicted epochs (the schedule's: half)."""
+    """The next certificate after `share` of the predicted epochs (the hinge's half, the smooth losses' all)."""
     def skip_after(history, epoch, gap, last_skip):
         skip = max(1, last_skip // 2)
         if not history or gap >= history[-1][1] or gap <= 0.0:
@@ -51,12 +52,12 @@ def rule(choose, window, share=0.5):
 
 RULES = {
     "last interval (before)": rule(lambda r: r[-1], 1),
-    "two intervals (now)": rule(lambda r: r[0], 2),
+    "two intervals (the hinge's now)": rule(lambda r: r[0], 2),
     "three intervals": rule(lambda r: r[0], 3),
     "fastest of three": rule(min, 3),
     "mean of three": rule(lambda r: sum(r) / len(r), 3),
     "two intervals, 3/4 of the epochs": rule(lambda r: r[0], 2, 0.75),
-    "two intervals, all the epochs": rule(lambda r: r[0], 2, 1.0),
+    "two intervals, all the epochs (smooth losses' now)": rule(lambda r: r[0], 2, 1.0),
 }
 
 
