@@ -19,6 +19,7 @@
 #include "snapml/impl/rank_agreement.h"
 #include "snapml/output_path.h"
 #include "snapml/solver_factory.h"
+#include "compact_columns.h"
 #include "target_transform.h"
 
 namespace snapml {
@@ -167,8 +168,15 @@ std::vector<Problem> make_problems(const LabelSummary& summary, const std::vecto
   return problems;
 }
 
-void apply_warm_start(const Model& start, const LabelSummary& summary, const TrainParameters& p,
-                      const detail::TargetTransform& transform, std::vector<Problem>& problems) {
+// The fit's column j is the data's column `columns[j]`, or j itself where
+// `columns` is empty (compact_columns.h).
+std::int32_t data_column(const std::vector<std::int32_t>& columns, std::size_t j) {
+  return columns.empty() ? static_cast<std::int32_t>(j) : columns[j];
+}
+
+void apply_warm_start(const Model& start, const LabelSummary& summary, const std::vector<std::int32_t>& columns,
+                      const TrainParameters& p, const detail::TargetTransform& transform,
+                      std::vector<Problem>& problems) {
   require(start.loss == p.loss, std::string("warm start: the model was trained with the ") +
                                     loss_name(start.loss) + " loss, not " + loss_name(p.loss));
   require(start.classes == summary.classes,
@@ -194,22 +202,27 @@ void apply_warm_start(const Model& start, const LabelSummary& summary, const Tra
   const double scaling = p.fit_intercept ? p.intercept_scaling : 0.0;
   // A problem holds one model row, or all of them (the multinomial loss).
   const std::size_t rows_each = static_cast<std::size_t>(start.n_outputs()) / problems.size();
-  const auto stride = static_cast<std::size_t>(summary.n_features) + 1;
+  const std::size_t width = columns.empty() ? static_cast<std::size_t>(summary.n_features) : columns.size();
+  const std::size_t stride = width + 1;
   for (std::size_t k = 0; k < problems.size(); ++k) {
     std::vector<double>& w = problems[k].state.weights;
     w.assign(stride * rows_each, 0.0);
     for (std::size_t r = 0; r < rows_each; ++r) {
       const std::size_t row = k * rows_each + r;
-      // In the transformed targets' units (target_transform.h).
+      // In the transformed targets' units (target_transform.h). A column the
+      // data leaves empty starts (and ends) at 0, its optimum.
       const double* coef = start.coef_row(static_cast<int>(row));
-      for (std::int32_t j = 0; j < start.n_features; ++j)
-        w[r * stride + static_cast<std::size_t>(j)] = coef[j] / transform.scale;
+      for (std::size_t j = 0; j < width; ++j) {
+        const std::int32_t column = data_column(columns, j);
+        if (column < start.n_features) w[r * stride + j] = coef[column] / transform.scale;
+      }
       if (scaling > 0.0) w[r * stride + stride - 1] = (start.intercept[row] - transform.shift) / transform.scale / scaling;
     }
   }
 }
 
-Model assemble(const LabelSummary& summary, const std::vector<double>& weights, const TrainParameters& p,
+Model assemble(const LabelSummary& summary, const std::vector<std::int32_t>& columns,
+               const std::vector<double>& weights, const TrainParameters& p,
                const detail::TargetTransform& transform, const std::vector<Problem>& problems) {
   Model model;
   // Two classes under the multinomial loss train the logistic loss (make_problems).
@@ -223,13 +236,18 @@ Model assemble(const LabelSummary& summary, const std::vector<double>& weights, 
   model.epsilon = p.epsilon;
   model.max_iter = p.max_iter;
   model.class_weight = summary.classes.empty() ? std::vector<double>{} : weights;
-  const auto width = static_cast<std::size_t>(summary.n_features);
+  const auto n_features = static_cast<std::size_t>(summary.n_features);
+  const std::size_t width = columns.empty() ? n_features : columns.size();
   for (const Problem& problem : problems) {
-    // n_features + 1 weights per model row; the multinomial problem holds them all.
+    // The fit's width + 1 weights per model row; the multinomial problem holds them all.
     const std::vector<double>& w = problem.state.weights;
     for (std::size_t row = 0; row + width < w.size(); row += width + 1) {
-      // Back from the transformed targets' units: w = s w', b = s b' + c.
-      for (std::size_t j = 0; j < width; ++j) model.coef.push_back(w[row + j] * transform.scale);
+      // Back from the transformed targets' units: w = s w', b = s b' + c; the
+      // columns the data leaves empty 0 (compact_columns.h).
+      const std::size_t first = model.coef.size();
+      model.coef.resize(first + n_features, 0.0);
+      for (std::size_t j = 0; j < width; ++j)
+        model.coef[first + static_cast<std::size_t>(data_column(columns, j))] = w[row + j] * transform.scale;
       model.intercept.push_back(w[row + width] * model.intercept_scaling * transform.scale + transform.shift);
     }
   }
@@ -439,6 +457,18 @@ TrainResult train(ChunkSource& source, Communicator& communicator, const TrainPa
   TrainParameters p = given;
   check_ranks_agree(source, communicator, p);
   const LabelSummary summary = checked_summary(source, communicator, p);
+  // The fit's columns: the used ones where few enough are (compact_columns.h), in
+  // one process on the CPU (ranks would have to agree on them; a GPU path over
+  // renumbered rows no device has run).
+  std::optional<detail::CompactColumns> compact;
+  if (communicator.size() == 1 && !p.use_gpu) {
+    std::vector<std::int32_t> used = detail::columns_worth_compacting(source, p.max_memory);
+    if (!used.empty()) compact.emplace(source, std::move(used));
+  }
+  ChunkSource& columns = compact ? static_cast<ChunkSource&>(*compact) : source;
+  const std::vector<std::int32_t> no_map;
+  const std::vector<std::int32_t>& fit_columns = compact ? compact->used() : no_map;
+  const std::int32_t fit_width = compact ? columns.n_features() : summary.n_features;
   const std::vector<double> weights = class_weights(summary, p);
   std::vector<Problem> problems = make_problems(summary, weights, p);
   p.threads = detail::resolve_fit_threads(p.threads, source.nnz() * static_cast<std::int64_t>(problems.size()));
@@ -464,11 +494,12 @@ TrainResult train(ChunkSource& source, Communicator& communicator, const TrainPa
   // columns' skew and whether the fit shrinks (taken at their worst).
   ReplicaProblem worst;
   worst.epoch_nnz = source.nnz();
-  worst.n_features = summary.n_features;
+  worst.n_features = fit_width;
   worst.skewed_columns = true;
   const bool replicas_possible =
       p.penalty == Penalty::L2 && !p.use_gpu && use_replicas(p.thread_updates, threads, worst);
   const bool averaged = p.penalty == Penalty::L2 && !p.use_gpu && loss_is_non_smooth(p.loss);
+  // The model's full width, which assemble() fills, whatever the fit's.
   check_feature_memory(summary.n_features,
                        fit_bytes_per_feature(p.penalty, weight_rows, running,
                                              replicas_possible ? static_cast<std::size_t>(threads) : 0, averaged),
@@ -486,12 +517,12 @@ TrainResult train(ChunkSource& source, Communicator& communicator, const TrainPa
              "they are not scaled as for penalty l2): divide the targets by a power of ten";
     });
     for (Problem& problem : problems) problem.parameters.epsilon /= transform.scale;
-    if (!transform.identity()) transformed.emplace(source, transform);
+    if (!transform.identity()) transformed.emplace(columns, transform);
   }
-  ChunkSource& rows = transformed ? static_cast<ChunkSource&>(*transformed) : source;
-  if (p.warm_start) apply_warm_start(*p.warm_start, summary, p, transform, problems);
+  ChunkSource& rows = transformed ? static_cast<ChunkSource&>(*transformed) : columns;
+  if (p.warm_start) apply_warm_start(*p.warm_start, summary, fit_columns, p, transform, problems);
   const std::unique_ptr<TrainCheckpoint> checkpoint =
-      open_checkpoint(source, communicator, p, problems, result.resumed_epochs);
+      open_checkpoint(columns, communicator, p, problems, result.resumed_epochs);
   // One session for all problems: a GPU one keeps the rows it uploads for the
   // next, and the caller's (TrainParameters::session) for its next call too.
   require(!p.session || p.session->serves(p.use_gpu, p.device_ids),
@@ -505,7 +536,7 @@ TrainResult train(ChunkSource& source, Communicator& communicator, const TrainPa
     for (std::size_t k = 0; k < problems.size(); ++k)
       fit_problem(problems[k], rows, communicator, *session, result.fits[k], checkpoint.get(), k);
   }
-  result.model = assemble(summary, weights, p, transform, problems);
+  result.model = assemble(summary, fit_columns, weights, p, transform, problems);
   return result;
 }
 
