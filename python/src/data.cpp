@@ -49,8 +49,8 @@ bool rows_have_duplicate_columns(const py::object& indptr_object, const py::obje
   check_indices_fit_int32(indices_object);
   const Array<std::int64_t> indptr = as_array<std::int64_t>(indptr_object, "indptr");
   const Array<std::int32_t> indices = as_array<std::int32_t>(indices_object, "indices");
-  require(indptr.size() >= 1 && indptr.data()[indptr.size() - 1] == indices.size(),
-          "indices must have indptr[-1] entries");
+  require(indptr.size() >= 1 && indptr.data()[0] == 0 && indptr.data()[indptr.size() - 1] == indices.size(),
+          "indptr must start at 0 and end at the number of indices");
   const std::int64_t n_rows = indptr.size() - 1;
   const std::int64_t* offsets = indptr.data();
   const std::int32_t* columns = indices.data();

@@ -153,6 +153,12 @@ def test_rows_have_duplicate_columns(n_features):
     assert check([[0, 1, 1], [2]])             # ascending but for a duplicate
     assert check([[], [4, 0, 6, 2, 4, 1]])     # the duplicate far apart
     assert not check([[3, 1], [1, 3], [3, 1]])  # the same columns in other rows
+    # Bad structure is refused before any index is read through it.
+    with pytest.raises(ValueError, match="indptr must start at 0"):
+        _core.rows_have_duplicate_columns(np.array([-1, 2], np.int64), np.array([2, 1, 2], np.int32), n_features)
+    with pytest.raises(ValueError, match="indptr must not decrease"):
+        _core.rows_have_duplicate_columns(np.array([0, 2, 1, 3], np.int64), np.array([2, 1, 0], np.int32),
+                                          n_features)
 
 
 def test_core_rejects_a_bad_csr_structure():
