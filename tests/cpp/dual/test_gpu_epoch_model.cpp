@@ -355,7 +355,7 @@ TEST(GpuEpochModel, TheKernelsAndTheExecutorCallTheSameFunctions) {
 // w8a, news20, criteo, clicklog, uniform; SURVEY_ROWS for the generated ones),
 // SURVEY_SCHEDULE (hotcold or shipped), the R of SURVEY_R (comma-separated), the
 // losses of SURVEY_LOSSES, SURVEY_INTERCEPT ("1,0"), at most SURVEY_EPOCHS, C of
-// SURVEY_C; the hinge's continuation from SURVEY_GAMMA0, SURVEY_GAMMA_FACTOR,
+// SURVEY_C, tolerance SURVEY_TOL, retirement SURVEY_RETIRE (oldest or random); the hinge's continuation from SURVEY_GAMMA0, SURVEY_GAMMA_FACTOR,
 // SURVEY_RATIO. Prints epochs, the gap and the passes made.
 const char* env_or(const char* name, const char* fallback) {
   const char* value = std::getenv(name);
@@ -400,6 +400,7 @@ TEST(GpuEpochModel, DISABLED_Survey) {
   GpuModelOptions options;
   const std::string schedule = env_or("SURVEY_SCHEDULE", "hotcold");
   options.schedule = schedule == "shipped" ? Schedule::Shipped : Schedule::HotCold;
+  options.retirement = std::string(env_or("SURVEY_RETIRE", "oldest")) == "random" ? Retirement::Random : Retirement::Oldest;
   options.settings.initial_gamma = std::atof(env_or("SURVEY_GAMMA0", "1"));
   options.settings.gamma_factor = std::atof(env_or("SURVEY_GAMMA_FACTOR", "0.2"));
   options.settings.continuation_ratio = std::atof(env_or("SURVEY_RATIO", "1"));
@@ -415,6 +416,7 @@ TEST(GpuEpochModel, DISABLED_Survey) {
       for (const std::int64_t r : rs) {
         SolverParameters p = parameters_for(loss, intercept == '1' ? 1.0 : 0.0, std::atoi(env_or("SURVEY_EPOCHS", "100")));
         p.C = std::atof(env_or("SURVEY_C", "1"));
+        p.tol = std::atof(env_or("SURVEY_TOL", "1e-3"));
         options.rows_in_flight = r;
         SolverState state;
         const FitResult fit = fit_gpu_model(data, p, options, state);

@@ -1,0 +1,36 @@
+"""bench/dual_parallel_eso.py: the ESO factor of T concurrent dual steps is 1 for
+orthogonal rows and T for identical ones, whatever the rows' norms."""
+import importlib.util
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from conftest import REPO
+
+
+def load_bench():
+    spec = importlib.util.spec_from_file_location("dual_parallel_eso", REPO / "bench" / "dual_parallel_eso.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("threads", [1, 4, 16])
+def test_orthogonal_rows_need_no_shortening_and_identical_rows_t_fold(threads):
+    eso = load_bench()
+    n = 50
+    orthogonal = sp.diags(np.linspace(1.0, 9.0, n)).tocsr()  # norms differ: the factor does not see them
+    Xn = eso.unit_rows(orthogonal, 0.0)
+    assert eso.eso_factor(eso.largest_gram_eigenvalue(Xn), n, threads) == pytest.approx(1.0)
+    identical = sp.csr_matrix(np.outer(np.linspace(1.0, 3.0, n), [0.0, 2.0, 0.0, 5.0]))
+    Xn = eso.unit_rows(identical, 0.0)
+    assert eso.eso_factor(eso.largest_gram_eigenvalue(Xn), n, threads) == pytest.approx(threads)
+
+
+def test_the_intercept_column_is_shared_by_every_row():
+    eso = load_bench()
+    n = 40
+    Xn = eso.unit_rows(sp.identity(n, format="csr"), 1.0)  # each row: its own column and the intercept
+    # Gram = (I + 1 1^T) / 2: lambda_max = (1 + n) / 2.
+    assert eso.largest_gram_eigenvalue(Xn) == pytest.approx((1.0 + n) / 2.0, rel=1e-6)
