@@ -355,7 +355,9 @@ TEST(GpuEpochModel, TheKernelsAndTheExecutorCallTheSameFunctions) {
 // w8a, news20, criteo, clicklog, uniform; SURVEY_ROWS for the generated ones),
 // SURVEY_SCHEDULE (hotcold or shipped), the R of SURVEY_R (comma-separated), the
 // losses of SURVEY_LOSSES, SURVEY_INTERCEPT ("1,0"), at most SURVEY_EPOCHS, C of
-// SURVEY_C, tolerance SURVEY_TOL, retirement SURVEY_RETIRE (oldest or random); the hinge's continuation from SURVEY_GAMMA0, SURVEY_GAMMA_FACTOR,
+// SURVEY_C, tolerance SURVEY_TOL, retirement SURVEY_RETIRE (oldest or random),
+// rows a chunk of a file read SURVEY_CHUNK_ROWS, SURVEY_CPU for the CPU's SDCA on
+// the same chunks (one thread); the hinge's continuation from SURVEY_GAMMA0, SURVEY_GAMMA_FACTOR,
 // SURVEY_RATIO. Prints epochs, the gap and the passes made.
 const char* env_or(const char* name, const char* fallback) {
   const char* value = std::getenv(name);
@@ -391,7 +393,9 @@ Dataset survey_data(const std::string& name) {
     }
     return Dataset(std::move(chunks), n_features);
   }
-  return read_shared(name);
+  datasets::SvmlightOptions options;
+  options.chunk_rows = std::atoll(env_or("SURVEY_CHUNK_ROWS", "65536"));
+  return datasets::read_svmlight(shared_dataset(name), options);
 }
 
 TEST(GpuEpochModel, DISABLED_Survey) {
@@ -440,6 +444,17 @@ TEST(GpuEpochModel, DISABLED_Survey) {
           const FitResult newton = make_tron_cpu_solver(primal)->fit(source, local, primal_state);
           std::printf("  newton: %s, %d iterations, %lld passes\n", newton.converged ? "CONV" : "----", newton.epochs,
                       static_cast<long long>(newton.data_passes));
+        }
+        if (std::getenv("SURVEY_CPU") != nullptr && r == rs.front()) {
+          // The CPU's SDCA on the same chunks (one thread), for the serial reference.
+          InMemorySource source(data);
+          LocalCommunicator local;
+          SolverState cpu_state;
+          SolverParameters cpu = p;
+          cpu.threads = 1;
+          const FitResult sdca = make_sdca_cpu_solver(cpu)->fit(source, local, cpu_state);
+          std::printf("  cpu sdca: %s, %d epochs, rel gap %.2e\n", sdca.converged ? "CONV" : "----", sdca.epochs,
+                      relative_gap(sdca));
         }
         if (std::getenv("SURVEY_HISTORY") != nullptr)
           for (const EpochRecord& e : fit.history)
