@@ -34,3 +34,16 @@ def test_the_intercept_column_is_shared_by_every_row():
     Xn = eso.unit_rows(sp.identity(n, format="csr"), 1.0)  # each row: its own column and the intercept
     # Gram = (I + 1 1^T) / 2: lambda_max = (1 + n) / 2.
     assert eso.largest_gram_eigenvalue(Xn) == pytest.approx((1.0 + n) / 2.0, rel=1e-6)
+
+
+@pytest.mark.parametrize("threads", [2, 8])
+def test_the_jacobi_factor_counts_what_the_steps_curvature_leaves(threads):
+    eso = load_bench()
+    n, C = 30, 2.0
+    alpha = np.full(n, C / 2)  # the dual's curvature C / (a (C - a)) = 4 / C there
+    y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)  # signs: the Gram of y_i x_i
+    identical = sp.csr_matrix(np.tile([[0.0, 3.0, 4.0]], (n, 1)))  # ||x||^2 = 25
+    share = 25.0 / (25.0 + 4.0 / C)
+    assert eso.jacobi_factor(identical, y, alpha, C, threads, blocks=20) == pytest.approx(threads * share)
+    orthogonal = sp.diags(np.full(n, 5.0)).tocsr()  # each row alone: no block couples
+    assert eso.jacobi_factor(orthogonal, y, alpha, C, threads, blocks=20) == pytest.approx(share)
