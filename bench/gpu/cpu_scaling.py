@@ -3,7 +3,7 @@
 Markdown tables of docs/benchmarks/threads.md, "16 cores".
 
     python3 bench/gpu/cpu_scaling.py TOOLS_DIR [--work /tmp/cpu_scaling] [--threads 1,4,8,16]
-                                     [--ours-threads 4,16] [--rows 2000000] [--big-rows 10000000]
+                                     [--ours-threads 4,16,16:atomic] [--rows 2000000] [--big-rows 10000000]
                                      [--deadline 150]
 
 TOOLS_DIR holds snap-train, snap-criteo-gen and snap-convert; IBM snapml (`snapml`)
@@ -18,8 +18,9 @@ skipped once the deadline is near (the table says which):
   3. the side by side at the largest T: IBM snapml LogisticRegression(regularizer=10,
      fit_intercept=True, dual=True, n_jobs=T) for 32 epochs (tol 1e-9), its test log
      loss the target; ours -s 7 -n T' --max-iter E for E = 2, 3, 4, ... until its test
-     log loss is at most the target, for each T' of --ours-threads (default: the
-     largest T): our time over IBM's (the issue asks <= 0.6);
+     log loss is at most the target, for each T' (and thread updates) of
+     --ours-threads (default: the largest T, auto): our time over IBM's (the issue
+     asks <= 0.6);
   4. the primal Newton solver (-s 0 -e 1e-4) at the largest T (8.5 s before issue 35);
   5. the 10M-row log (2^22 columns), if the 2M steps left time: one thread for 3
      epochs (seconds an epoch) and the largest T to 1e-4.
@@ -125,7 +126,7 @@ def small_sets(tools, folder, threads, work, deadline):
         path = os.path.join(folder, name)
         one = None
         for t in threads:
-            for how in ((None,) if t == 1 else (None, "shared", "replicas")):
+            for how in ((None,) if t == 1 else (None, "shared", "replicas", "atomic")):
                 if left(deadline) < 100:
                     print(f"| {name} | {t} | {how or 'auto'} | skipped: deadline | | | |")
                     continue
@@ -172,17 +173,18 @@ def side_by_side(tools, train_path, test_path, threads, ours_threads, work, dead
     # Ours at each team of ours_threads (the fewest first: on the 2-core machine's
     # count of dealt workers the smallest team reached the target first,
     # docs/benchmarks/threads.md, "Epochs to IBM's test log loss, by the team").
-    for t in ours_threads:
+    for t, how in ours_threads:
+        label = f"-n {t}" + (f" --thread-updates {how}" if how else "")
         for epochs in (2, 3, 4, 5, 6, 8, 10, 12, 16, 24, 32):
             if left(deadline) < 15:
-                print(f"| ours -n {t} | {epochs} | skipped: deadline | | |")
+                print(f"| ours {label} | {epochs} | skipped: deadline | | |")
                 return
-            r = train(tools, train_path, t, ["-e", "1e-9", "--max-iter", str(epochs)], work, test=test_path,
-                      timeout=max(5, left(deadline) - 5))
+            extra = ["-e", "1e-9", "--max-iter", str(epochs)] + (["--thread-updates", how] if how else [])
+            r = train(tools, train_path, t, extra, work, test=test_path, timeout=max(5, left(deadline) - 5))
             if "error" in r:
-                print(f"| ours -n {t} | {epochs} | failed: {r['error'][:120]} | | |")
+                print(f"| ours {label} | {epochs} | failed: {r['error'][:120]} | | |")
                 break
-            print(f"| ours -s 7 -n {t} | {r['epochs']} | {r['seconds']:.2f} | {r['logloss']:.5f} | "
+            print(f"| ours -s 7 {label} | {r['epochs']} | {r['seconds']:.2f} | {r['logloss']:.5f} | "
                   f"{r['seconds'] / ibm_s:.2f} |", flush=True)
             if r["logloss"] is not None and r["logloss"] <= target:
                 break
@@ -194,14 +196,14 @@ def main():
     parser.add_argument("--work", default="/tmp/cpu_scaling")
     parser.add_argument("--threads", default="1,4,8,16")
     parser.add_argument("--runs", default=None,
-                        help="the thread table's rows, T:updates (auto, shared, replicas) comma-separated; "
+                        help="the thread table's rows, T:updates (auto, shared, replicas, atomic) comma-separated; "
                              "default: every --threads T auto, and the largest on replicas")
     parser.add_argument("--small-data", default=None,
                         help="a folder with a9a and w8a: their dual fits to 1e-4 at every --threads T, "
                              "each thread updates scheme (epochs to the tolerance against one thread's)")
     parser.add_argument("--ours-threads", default=None,
-                        help="the side by side's teams of ours, comma-separated (default: the largest T); "
-                             "IBM snapml runs at the largest T")
+                        help="the side by side's teams of ours, T or T:updates (auto, shared, replicas, atomic) "
+                             "comma-separated (default: the largest T); IBM snapml runs at the largest T")
     parser.add_argument("--rows", type=int, default=2_000_000)
     parser.add_argument("--big-rows", type=int, default=10_000_000)
     parser.add_argument("--deadline", type=float, default=150.0)
@@ -220,7 +222,9 @@ def main():
     if args.small_data:
         small_sets(args.tools, args.small_data, threads, args.work, args.deadline)
     scaling_table(args.tools, train_path, runs, args.work, args.deadline - 60, f"{args.rows:,} rows")
-    ours_threads = [int(t) for t in args.ours_threads.split(",")] if args.ours_threads else [top]
+    ours_threads = [(int(r.split(":")[0]), (r.split(":") + ["auto"])[1]) for r in args.ours_threads.split(",")] \
+        if args.ours_threads else [(top, "auto")]
+    ours_threads = [(t, None if how == "auto" else how) for t, how in ours_threads]
     side_by_side(args.tools, train_path, test_path, top, ours_threads, args.work, args.deadline - 45)
     if left(args.deadline) > 30:
         r, _ = run([os.path.join(args.tools, "snap-train"), "-s", "0", "-c", str(C), "-B", "1", "-e", "1e-4", "-n",

@@ -188,13 +188,15 @@ TrainOptions parse_train_options(int argc, char** argv) {
   std::string thread_updates = "auto";
   auto* thread_updates_option = app.add_option("--thread-updates", thread_updates,
                  "SDCA with several threads: 'shared' (one weight vector, atomic updates), 'replicas' (a copy per "
-                 "thread, merged two or more times an epoch as CoCoA+ workers) or 'auto' (default: replicas for a column "
+                 "thread, merged two or more times an epoch as CoCoA+ workers), 'atomic' (one weight vector, every "
+                 "step's change published at once: no pending changes, no per-thread copies) or 'auto' (default, never "
+                 "atomic: replicas for a column "
                  "besides the intercept in 5 % of the rows or more and at least " +
                  std::to_string(kReplicaNnzPerWeight) +
                  " non-zeros an epoch per weight of all copies, with " + std::to_string(kSharedSkewedMaxThreads) +
                  " threads only past the per-thread copies' size and for a fit that does not shrink); "
                  "docs/algorithms.md")
-      ->check(CLI::IsMember({"auto", "shared", "replicas"}));
+      ->check(CLI::IsMember({"auto", "shared", "replicas", "atomic"}));
   bool no_shrinking = false;
   app.add_flag("--no-shrinking", no_shrinking,
                "hinge and squared hinge (-s 1, 3): visit every row in every epoch instead of leaving out the "

@@ -408,6 +408,13 @@ def test_options(scratch):
         check("2 threads, each on a replica of w" in replicas.stdout, f"no replicas in: {replicas.stdout}")
         b = model_numbers(read_lines(model))
         check(max(abs(u - v) for u, v in zip(a, b)) < 1e-3, f"-s {loss}: replicas reach another optimum")
+        # --thread-updates atomic: the one w, nothing held back; the same optimum.
+        atomic = snap("train", "-s", loss, "-e", "1e-9", "--max-iter", "100000", "-n", "2", "--thread-updates",
+                      "atomic", heart, model)
+        ok(atomic)
+        check("replica" not in atomic.stdout, f"atomic on replicas: {atomic.stdout}")
+        c = model_numbers(read_lines(model))
+        check(max(abs(u - v) for u, v in zip(a, c)) < 1e-3, f"-s {loss}: atomic reaches another optimum")
     # -wLABEL WEIGHT is --weight LABEL:WEIGHT and changes the model.
     weighted = model_text("-s", "7", "-w1", "3", "-w-1", "0.5")
     check(weighted == model_text("-s", "7", "--weight", "1:3", "--weight=-1:0.5"), "-wi differs from --weight")
@@ -619,7 +626,7 @@ def test_bad_usage(scratch):
     expect_exit(snap("train", "-e", "-1", good, model), 1, "--tol")
     expect_exit(snap("train", "--class-weight", "auto", good, model), 1, "auto")
     expect_exit(snap("train", "--model-format", "xml", good, model), 1, "xml")
-    expect_exit(snap("train", "--thread-updates", "atomic", good, model), 1, "--thread-updates", "atomic")
+    expect_exit(snap("train", "--thread-updates", "hogwild", good, model), 1, "--thread-updates", "hogwild")
     # The GPU memory budget needs --gpu, and a size (--max-memory: test_out_of_core.py).
     expect_exit(snap("train", "--max-gpu-memory", "1G", good, model), 1, "--max-gpu-memory requires --gpu")
     expect_exit(snap("train", "--gpu", "--max-gpu-memory", "lots", good, model), 1,

@@ -103,7 +103,7 @@ inline constexpr double kIntMax = static_cast<double>(std::numeric_limits<int>::
   X(bool, shrinking, true, any_value(), true, "",                                                                     \
     "hinge and squared hinge: leave out of the passes the rows likely to stay at a bound (LIBLINEAR's shrinking)")   \
   X(ThreadUpdates, thread_updates, ThreadUpdates::Auto, any_value(), true, "",                                        \
-    "SDCA with several threads: one shared w or a replica per thread (snapml/thread_updates.h)")                      \
+    "SDCA with several threads: one shared w (atomic: nothing pending) or a replica per thread (thread_updates.h)")   \
   X(std::uint64_t, seed, 0, any_value(), true, "--seed",                                                              \
     "seed of the row order in SDCA and of the cross-validation folds (default 0)")                                   \
   X(bool, certify_every_epoch, false, any_value(), true, "",                                                          \

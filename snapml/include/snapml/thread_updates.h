@@ -10,6 +10,22 @@
 // line between the cores: on a click log (dense integer fields, frequent
 // categorical values) two threads were no faster than one.
 //
+// Atomic: the one w with atomic adds and nothing held back: every step's change
+// reaches the other threads at once (PASSCoDe-Atomic as published), so T threads
+// keep at most about T rows in flight on every column. Shared's pending changes
+// hold the hot columns' for 128 / T rows a thread (team_staleness.h), about 120
+// rows of staleness on exactly the columns every row shares. T exact steps taken
+// together converge when their block's Jacobi factor (the largest eigenvalue of
+// D^-1/2 G D^-1/2, G the rows' Gram matrix, D their steps' curvatures) is below 2:
+// at the optimum and 16 rows, 0.39 on w8a, 0.82 on news20 binary, 1.12 on a click
+// log, 4.15 on a9a; at 64 rows the click log's is 3.9 (bench/dual_parallel_eso.py;
+// docs/benchmarks/threads.md, "When the shared w's unshortened steps converge").
+// The host model of the GPU epoch with 16 rows in flight kept one thread's epochs
+// on the first three (12 against 11 on the click log) and stalled a9a; the CPU's
+// Shared at 16 real threads took 72 epochs on a 2M-row click log against one
+// thread's 11. What 16 threads' atomic adds on the shared columns' cache lines
+// cost an epoch is not measured: Auto never takes Atomic; it is asked for by name.
+//
 // Replicas: each thread works on its own copy of w, on the rows it claims in this
 // round (blocks of a fresh permutation, so the partition changes every epoch),
 // with plain loads and stores; after each of the epoch's rounds (two up to two
@@ -28,10 +44,10 @@
 
 namespace snapml {
 
-enum class ThreadUpdates { Auto, Shared, Replicas };
+enum class ThreadUpdates { Auto, Shared, Replicas, Atomic };
 
 const char* thread_updates_name(ThreadUpdates updates);
-// "auto", "shared" or "replicas"; throws InvalidArgument otherwise.
+// "auto", "shared", "replicas" or "atomic"; throws InvalidArgument otherwise.
 ThreadUpdates thread_updates_from_name(const std::string& name);
 
 // Auto takes replicas where the shared w was measured to lose and the replicas to
@@ -146,8 +162,8 @@ struct ReplicaProblem {
   bool shrinks = false;
 };
 
-// Whether a dual fit with `threads` threads uses replicas: never with one thread;
-// Replicas always otherwise (the fit then does not shrink: a CoCoA+ round moves w
+// Whether a dual fit with `threads` threads uses replicas: never with one thread
+// or Shared or Atomic; Replicas always otherwise (the fit then does not shrink: a CoCoA+ round moves w
 // after the pass whose projected gradients shrinking trusts); Auto by the rule
 // above.
 bool use_replicas(ThreadUpdates updates, int threads, const ReplicaProblem& problem);

@@ -118,6 +118,9 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
   problem.shrinks = shrinks;
   replicas_ = use_replicas(parameters_.thread_updates, threads_, problem) ? threads_ : 0;
   if (replicas_ > 0) hot_ = detail::HotColumns();  // every column is a replica's
+  // Atomic holds nothing back: no pending changes, no copies (thread_updates.h).
+  const bool atomic = parameters_.thread_updates == ThreadUpdates::Atomic;
+  if (atomic) hot_ = detail::HotColumns();
   // Past two threads the replicas keep their changes only, and merge often
   // (replica_changes.h; thread_updates.h, replica_rounds_per_epoch).
   changes_only_ = replicas_ > kSharedSkewedMaxThreads;
@@ -141,7 +144,7 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
   }
   const std::size_t weights = static_cast<std::size_t>(n_features_) + 1;
   copies_.reset();
-  if (replicas_ == 0 && detail::ThreadCopies::fits(weights, threads_)) {
+  if (replicas_ == 0 && !atomic && detail::ThreadCopies::fits(weights, threads_)) {
     copies_ = std::make_unique<detail::ThreadCopies>(weights, threads_);
     hot_ = detail::HotColumns();  // every column is in the copies
   }

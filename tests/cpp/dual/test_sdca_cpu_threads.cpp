@@ -29,14 +29,20 @@ using namespace snapml::testing::sdca_cpu;
 // Two threads on the shared w: 21 weights, a copy per thread (thread_copies.h),
 // and 3001 weights, too many to copy, where the threads add into w atomically
 // and keep the intercept's (in every row: hot_columns.h) pending.
+// 1000 rows in chunks of 400 over `features` columns: 20 (a w the copies serve)
+// or 3000 (past them, sparse).
+Dataset threads_problem(std::int32_t features) {
+  RandomProblemOptions o;
+  o.rows = 1000;
+  o.chunk_rows = 400;
+  o.features = features;
+  o.density = features > 100 ? 0.01 : 0.3;
+  return random_problem(o);
+}
+
 TEST(SdcaCpu, TwoThreadsConvergeToTheSameOptimum) {
   for (const std::int32_t features : {20, 3000}) {
-    RandomProblemOptions o;
-    o.rows = 1000;
-    o.chunk_rows = 400;
-    o.features = features;
-    o.density = features > 100 ? 0.01 : 0.3;
-    const Dataset data = random_problem(o);
+    const Dataset data = threads_problem(features);
     for (LossKind loss : {LossKind::Logistic, LossKind::Hinge}) {
       const std::string what = std::string(loss_name(loss)) + ", " + std::to_string(features) + " features";
       SolverParameters p = tight(loss);
@@ -344,7 +350,10 @@ TEST(SdcaCpu, AutoTakesReplicasOnlyForASkewedProblemPastTheCopies) {
   EXPECT_FALSE(use_replicas(ThreadUpdates::Auto, 64, p));
   EXPECT_EQ(thread_updates_from_name("replicas"), ThreadUpdates::Replicas);
   EXPECT_STREQ(thread_updates_name(ThreadUpdates::Shared), "shared");
-  EXPECT_THROW(thread_updates_from_name("atomic"), InvalidArgument);
+  EXPECT_EQ(thread_updates_from_name("atomic"), ThreadUpdates::Atomic);
+  EXPECT_STREQ(thread_updates_name(ThreadUpdates::Atomic), "atomic");
+  EXPECT_THROW(thread_updates_from_name("hogwild"), InvalidArgument);
+  EXPECT_FALSE(use_replicas(ThreadUpdates::Atomic, 16, p));  // the one w, whatever the problem
 }
 
 // The divergence guard's remedy on the CPU: a shared w's team halves down to one
@@ -361,6 +370,30 @@ TEST(SdcaCpu, TheSharedTeamHalvesWhenTheGuardAsksAndReplicasDoNot) {
   threads = 3;
   EXPECT_FALSE(reduce_shared_threads(threads, true));
   EXPECT_EQ(threads, 3);
+}
+
+// Atomic (thread_updates.h): the one w, every step's change added at once, on a
+// w the copies would serve (21 weights) and one past them whose intercept Shared
+// keeps pending (3001): the one-thread optimum, w = w(alpha) when each pass ends.
+TEST(SdcaCpu, AtomicThreadsReachTheOneThreadOptimumWithTheCertificate) {
+  for (const std::int32_t features : {20, 3000}) {
+    const Dataset data = threads_problem(features);
+    for (LossKind loss : {LossKind::Logistic, LossKind::SquaredHinge, LossKind::Hinge}) {
+      const std::string what = std::string(loss_name(loss)) + ", " + std::to_string(features) + " features";
+      SolverParameters p = tight(loss);
+      p.tol = 1e-6;
+      const Fit one = fit(data, p);
+      p.threads = 3;
+      p.thread_updates = ThreadUpdates::Atomic;
+      const Fit three = fit(data, p);
+      ASSERT_TRUE(three.result.converged) << what;
+      EXPECT_EQ(three.result.replicas, 0) << what;
+      const double p1 = one.result.history.back().primal, p3 = three.result.history.back().primal;
+      EXPECT_NEAR(p1, p3, 2e-6 * p1) << what;
+      EXPECT_LE(three.result.history.back().gap, p.tol * p3) << what;
+      expect_weights_of_alpha(data, p, three, what);
+    }
+  }
 }
 
 // Auto on a fit: a small w stays shared (every data set of the tests), what the

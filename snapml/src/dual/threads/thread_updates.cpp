@@ -13,6 +13,8 @@ const char* thread_updates_name(ThreadUpdates updates) {
       return "shared";
     case ThreadUpdates::Replicas:
       return "replicas";
+    case ThreadUpdates::Atomic:
+      return "atomic";
     case ThreadUpdates::Auto:
       break;
   }
@@ -20,15 +22,16 @@ const char* thread_updates_name(ThreadUpdates updates) {
 }
 
 ThreadUpdates thread_updates_from_name(const std::string& name) {
-  for (ThreadUpdates u : {ThreadUpdates::Auto, ThreadUpdates::Shared, ThreadUpdates::Replicas})
+  for (ThreadUpdates u : {ThreadUpdates::Auto, ThreadUpdates::Shared, ThreadUpdates::Replicas, ThreadUpdates::Atomic})
     if (name == thread_updates_name(u)) return u;
-  throw InvalidArgument("unknown thread updates '" + name + "': use auto, shared or replicas");
+  throw InvalidArgument("unknown thread updates '" + name + "': use auto, shared, replicas or atomic");
 }
 
 bool use_replicas(ThreadUpdates updates, int threads, const ReplicaProblem& problem) {
   if (threads <= 1) return false;
   switch (updates) {
     case ThreadUpdates::Shared:
+    case ThreadUpdates::Atomic:
       return false;
     case ThreadUpdates::Replicas:
       return true;
