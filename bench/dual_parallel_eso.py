@@ -24,7 +24,7 @@ positive class) adds what decides the shared w's unshortened steps: T rows stepp
 at once by their exact steps from the same w are a Jacobi sweep on their block of
 the dual, which converges when 2 D_B - G_B is positive definite (G_B the rows' Gram
 matrix, D_B the diagonal of the steps' curvatures ||x_i||^2 + C / (a_i (C - a_i)),
-a_i the optimal dual variables, snapml/src/dual/coordinate_step.h), so when the
+a_i the optimal dual variables; the solvers' dual_curvature, cuda/src/dual/row_work.h), so when the
 largest eigenvalue of D_B^-1/2 G_B D_B^-1/2 is below 2. It prints that eigenvalue's
 mean over random blocks of T rows at the optimum (found by snap_ml's
 LogisticRegression, which must be importable). Rows at the optimum's bounds (a
@@ -43,12 +43,18 @@ import argparse
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import svds
+from scipy.special import expit
 from sklearn.datasets import load_svmlight_file
 
 
-def unit_rows(X, intercept_scaling):
-    if intercept_scaling != 0.0:
-        X = sp.hstack([X, np.full((X.shape[0], 1), intercept_scaling)], format="csr")
+def with_intercept(X, intercept_scaling):
+    """X with the intercept as a last column of `intercept_scaling` (0: X as it is)."""
+    if intercept_scaling == 0.0:
+        return X
+    return sp.hstack([X, np.full((X.shape[0], 1), intercept_scaling)], format="csr")
+
+
+def unit_rows(X):
     norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
     norms[norms == 0.0] = 1.0  # an empty row is orthogonal to every other
     return sp.diags(1.0 / norms) @ X
@@ -73,7 +79,7 @@ def optimal_logistic_alpha(X, y, C):
     import snap_ml
 
     w = snap_ml.LogisticRegression(C=C, fit_intercept=False, tol=1e-8, n_jobs=1).fit(X, y).coef_.ravel()
-    return C / (1.0 + np.exp(y * (X @ w)))
+    return C * expit(-y * (X @ w))
 
 
 def jacobi_factor(X, y, alpha, C, threads, blocks=600, seed=0):
@@ -106,14 +112,12 @@ def main():
     print("|---|---|---|" + "---|" * len(threads) * (2 if jacobi else 1))
     for path in args.files:
         X, labels = load_svmlight_file(path)
-        X = X.tocsr()
-        Xn = unit_rows(X, args.intercept_scaling)
+        X = with_intercept(X.tocsr(), args.intercept_scaling)
+        Xn = unit_rows(X)
         n = Xn.shape[0]
         lam = largest_gram_eigenvalue(Xn)
         cells = [f"{eso_factor(lam, n, t):.2f}" for t in threads]
         if jacobi:
-            if args.intercept_scaling != 0.0:
-                X = sp.hstack([X, np.full((n, 1), args.intercept_scaling)], format="csr")
             y = np.where(labels == labels.max(), 1.0, -1.0)
             alpha = optimal_logistic_alpha(X, y, args.at_optimum)
             cells += [f"{jacobi_factor(X, y, alpha, args.at_optimum, t):.2f}" for t in threads]

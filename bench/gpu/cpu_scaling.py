@@ -190,6 +190,15 @@ def side_by_side(tools, train_path, test_path, threads, ours_threads, work, dead
                 break
 
 
+def teams(text):
+    """'T:updates' or 'T' items, comma-separated: (T, updates or None for auto)."""
+    out = []
+    for item in text.split(","):
+        t, _, how = item.partition(":")
+        out.append((int(t), None if how in ("", "auto") else how))
+    return out
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("tools")
@@ -211,8 +220,7 @@ def main():
     threads = [int(t) for t in args.threads.split(",")]
     top = max(threads)
     if args.runs:
-        runs = [(int(r.split(":")[0]), None if r.split(":")[1] == "auto" else r.split(":")[1])
-                for r in args.runs.split(",")]
+        runs = teams(args.runs)
     else:
         runs = [(t, None) for t in threads] + [(top, "replicas")]
     os.makedirs(args.work, exist_ok=True)
@@ -222,9 +230,7 @@ def main():
     if args.small_data:
         small_sets(args.tools, args.small_data, threads, args.work, args.deadline)
     scaling_table(args.tools, train_path, runs, args.work, args.deadline - 60, f"{args.rows:,} rows")
-    ours_threads = [(int(r.split(":")[0]), (r.split(":") + ["auto"])[1]) for r in args.ours_threads.split(",")] \
-        if args.ours_threads else [(top, "auto")]
-    ours_threads = [(t, None if how == "auto" else how) for t, how in ours_threads]
+    ours_threads = teams(args.ours_threads) if args.ours_threads else [(top, None)]
     side_by_side(args.tools, train_path, test_path, top, ours_threads, args.work, args.deadline - 45)
     if left(args.deadline) > 30:
         r, _ = run([os.path.join(args.tools, "snap-train"), "-s", "0", "-c", str(C), "-B", "1", "-e", "1e-4", "-n",

@@ -21,17 +21,18 @@ def test_orthogonal_rows_need_no_shortening_and_identical_rows_t_fold(threads):
     eso = load_bench()
     n = 50
     orthogonal = sp.diags(np.linspace(1.0, 9.0, n)).tocsr()  # norms differ: the factor does not see them
-    Xn = eso.unit_rows(orthogonal, 0.0)
+    Xn = eso.unit_rows(orthogonal)
     assert eso.eso_factor(eso.largest_gram_eigenvalue(Xn), n, threads) == pytest.approx(1.0)
     identical = sp.csr_matrix(np.outer(np.linspace(1.0, 3.0, n), [0.0, 2.0, 0.0, 5.0]))
-    Xn = eso.unit_rows(identical, 0.0)
+    Xn = eso.unit_rows(identical)
     assert eso.eso_factor(eso.largest_gram_eigenvalue(Xn), n, threads) == pytest.approx(threads)
 
 
 def test_the_intercept_column_is_shared_by_every_row():
     eso = load_bench()
     n = 40
-    Xn = eso.unit_rows(sp.identity(n, format="csr"), 1.0)  # each row: its own column and the intercept
+    # Each row: its own column and the intercept.
+    Xn = eso.unit_rows(eso.with_intercept(sp.identity(n, format="csr"), 1.0))
     # Gram = (I + 1 1^T) / 2: lambda_max = (1 + n) / 2.
     assert eso.largest_gram_eigenvalue(Xn) == pytest.approx((1.0 + n) / 2.0, rel=1e-6)
 

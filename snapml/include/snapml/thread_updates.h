@@ -17,8 +17,8 @@
 // rows of staleness on exactly the columns every row shares. T exact steps taken
 // together converge when their block's Jacobi factor (the largest eigenvalue of
 // D^-1/2 G D^-1/2, G the rows' Gram matrix, D their steps' curvatures) is below 2:
-// at the optimum and 16 rows, 0.39 on w8a, 0.82 on news20 binary, 1.12 on a click
-// log, 4.15 on a9a; at 64 rows the click log's is 3.9 (bench/dual_parallel_eso.py;
+// at the optimum and 16 rows, 0.40 on w8a, 0.82 on news20 binary, 1.13 on a click
+// log, 4.20 on a9a; at 64 rows the click log's is 4.0 (bench/dual_parallel_eso.py;
 // docs/benchmarks/threads.md, "When the shared w's unshortened steps converge").
 // The host model of the GPU epoch with 16 rows in flight kept one thread's epochs
 // on the first three (12 against 11 on the click log) and stalled a9a; the CPU's
@@ -162,10 +162,10 @@ struct ReplicaProblem {
   bool shrinks = false;
 };
 
-// Whether a dual fit with `threads` threads uses replicas: never with one thread
-// or Shared or Atomic; Replicas always otherwise (the fit then does not shrink: a CoCoA+ round moves w
-// after the pass whose projected gradients shrinking trusts); Auto by the rule
-// above.
+// Whether a dual fit with `threads` threads uses replicas: never with one thread,
+// Shared or Atomic; Replicas always otherwise (the fit then does not shrink: a
+// CoCoA+ round moves w after the pass whose projected gradients shrinking
+// trusts); Auto by the rule above.
 bool use_replicas(ThreadUpdates updates, int threads, const ReplicaProblem& problem);
 
 // The divergence guard's remedy for threads sharing w (RoundBackend::

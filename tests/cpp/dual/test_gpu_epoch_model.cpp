@@ -357,8 +357,8 @@ TEST(GpuEpochModel, TheKernelsAndTheExecutorCallTheSameFunctions) {
 // losses of SURVEY_LOSSES, SURVEY_INTERCEPT ("1,0"), at most SURVEY_EPOCHS, C of
 // SURVEY_C, tolerance SURVEY_TOL, retirement SURVEY_RETIRE (oldest or random),
 // rows a chunk of a file read SURVEY_CHUNK_ROWS, SURVEY_CPU for the CPU's SDCA on
-// the same chunks (one thread); the hinge's continuation from SURVEY_GAMMA0, SURVEY_GAMMA_FACTOR,
-// SURVEY_RATIO. Prints epochs, the gap and the passes made.
+// the same chunks (one thread); the hinge's continuation from SURVEY_GAMMA0,
+// SURVEY_GAMMA_FACTOR, SURVEY_RATIO. Prints epochs, the gap and the passes made.
 const char* env_or(const char* name, const char* fallback) {
   const char* value = std::getenv(name);
   return value != nullptr ? value : fallback;

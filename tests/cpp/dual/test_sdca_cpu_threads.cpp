@@ -26,9 +26,6 @@ using namespace snapml;
 using namespace snapml::testing;
 using namespace snapml::testing::sdca_cpu;
 
-// Two threads on the shared w: 21 weights, a copy per thread (thread_copies.h),
-// and 3001 weights, too many to copy, where the threads add into w atomically
-// and keep the intercept's (in every row: hot_columns.h) pending.
 // 1000 rows in chunks of 400 over `features` columns: 20 (a w the copies serve)
 // or 3000 (past them, sparse).
 Dataset threads_problem(std::int32_t features) {
@@ -40,6 +37,9 @@ Dataset threads_problem(std::int32_t features) {
   return random_problem(o);
 }
 
+// Two threads on the shared w: 21 weights, a copy per thread (thread_copies.h),
+// and 3001 weights, too many to copy, where the threads add into w atomically
+// and keep the intercept's (in every row: hot_columns.h) pending.
 TEST(SdcaCpu, TwoThreadsConvergeToTheSameOptimum) {
   for (const std::int32_t features : {20, 3000}) {
     const Dataset data = threads_problem(features);
