@@ -44,6 +44,11 @@ class CountedOperations final : public MatrixOperations {
     passes_ += std::isfinite(inner_->hessian_matrix_pairs()) ? 1 : static_cast<std::int64_t>(n_weights());
     inner_->hessian_matrix(curvature, out);
   }
+  bool forms_hessian_block() const override { return inner_->forms_hessian_block(); }
+  void hessian_block(const double* curvature, const std::int32_t* position, int size, double* out) override {
+    ++passes_;
+    inner_->hessian_block(curvature, position, size, out);
+  }
   double hessian_matrix_pairs() const override { return inner_->hessian_matrix_pairs(); }
   double row_entries() const override { return inner_->row_entries(); }
   void margins_block(const double* w, int columns, double* out) override {

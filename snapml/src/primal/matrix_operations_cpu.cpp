@@ -22,6 +22,20 @@ bool strictly_increasing(const std::int32_t* begin, const std::int32_t* end) {
   return true;
 }
 
+// Adds the product of a row's entries at weights a and b (an earlier entry's b,
+// in any order) into the packed lower triangle `target` (entry (a, b), a >= b, at
+// a (a + 1) / 2 + b): a column repeated within the row lands on the diagonal from
+// both orders of the pair, so it counts twice there (hessian_matrix,
+// hessian_block).
+inline void add_pair(double* target, std::size_t a, std::size_t b, double product) {
+  if (a > b)
+    target[a * (a + 1) / 2 + b] += product;
+  else if (a < b)
+    target[b * (b + 1) / 2 + a] += product;
+  else
+    target[a * (a + 1) / 2 + a] += 2.0 * product;
+}
+
 // CpuMatrixOperations::accumulate's factors read from a row-major per-row array
 // of K columns.
 auto row_factors(const double* values, int columns) {
@@ -147,23 +161,59 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
             for (std::int64_t q = first; q < p; ++q)
               triangle_row[x.col_indices[q]] += scaled * static_cast<double>(x.values[q]);
           } else {
-            // Pairs (p, q) with q < p once each; a column repeated within the row
-            // lands on the diagonal from both orders, so it counts twice there.
-            for (std::int64_t q = first; q < p; ++q) {
-              const auto b = static_cast<std::size_t>(x.col_indices[q]);
-              const double product = scaled * static_cast<double>(x.values[q]);
-              if (a > b)
-                triangle_row[b] += product;
-              else if (a < b)
-                target[b * (b + 1) / 2 + a] += product;
-              else
-                triangle_row[a] += 2.0 * product;
-            }
+            // Pairs (p, q) with q < p once each, in either order.
+            for (std::int64_t q = first; q < p; ++q)
+              add_pair(target, a, static_cast<std::size_t>(x.col_indices[q]),
+                       scaled * static_cast<double>(x.values[q]));
           }
           triangle_row[a] += scaled * static_cast<double>(x.values[p]);
           bias_row[a] += scaled * bias_value_;  // the bias's row: bias > a
         }
         bias_row[bias] += c * bias_value_ * bias_value_;
+      }
+    }, [&](const CsrView& x) { offset += x.n_rows; });
+  }
+
+  bool forms_hessian_block() const override { return true; }
+
+  void hessian_block(const double* curvature, const std::int32_t* position, int size, double* out) override {
+    const auto block = static_cast<std::size_t>(size);
+    const std::int32_t bias_place = position[n_features_];
+    std::int64_t offset = 0;
+    const std::size_t packed = block * (block + 1) / 2;
+    const std::size_t most_shares = std::max<std::size_t>(1, kHessianPartialBytes / (packed * sizeof(double)));
+    sum_over_threads(out, packed, most_shares, [&](double* target, const CsrView& x, std::int64_t begin,
+                                                   std::int64_t end) {
+      // The row's entries in the block, (place, value): few (the block's columns
+      // are the heaviest ones), so the pairs are added from this short list.
+      std::vector<std::pair<std::int32_t, double>> inside;
+      for (std::int64_t row = begin; row < end; ++row) {
+        const double c = curvature[offset + row];
+        if (c == 0.0) continue;
+        inside.clear();
+        for (std::int64_t e = x.row_begin(row); e < x.row_end(row); ++e) {
+          const std::int32_t place = position[x.col_indices[e]];
+          if (place >= 0) inside.emplace_back(place, static_cast<double>(x.values[e]));
+        }
+        if (bias_place >= 0) inside.emplace_back(bias_place, bias_value_);
+        // The common case (canonical CSR; places increase with the weights, the
+        // bias's last): each earlier entry's place is below this one's, so its
+        // pairs fall in this place's row of the triangle, no comparison a pair.
+        bool increasing = true;
+        for (std::size_t p = 1; p < inside.size() && increasing; ++p)
+          increasing = inside[p].first > inside[p - 1].first;
+        for (std::size_t p = 0; p < inside.size(); ++p) {
+          const double scaled = c * inside[p].second;
+          const auto a = static_cast<std::size_t>(inside[p].first);
+          double* triangle_row = target + a * (a + 1) / 2;
+          if (increasing) {
+            for (std::size_t q = 0; q < p; ++q) triangle_row[inside[q].first] += scaled * inside[q].second;
+          } else {
+            for (std::size_t q = 0; q < p; ++q)
+              add_pair(target, a, static_cast<std::size_t>(inside[q].first), scaled * inside[q].second);
+          }
+          triangle_row[a] += scaled * inside[p].second;
+        }
       }
     }, [&](const CsrView& x) { offset += x.n_rows; });
   }
@@ -336,6 +386,10 @@ void MatrixOperations::hessian_matrix(const double* curvature, double* out) {
     unit[j] = 0.0;
     for (std::size_t a = j; a < width; ++a) out[a * (a + 1) / 2 + j] = column[a];
   }
+}
+
+void MatrixOperations::hessian_block(const double*, const std::int32_t*, int, double*) {
+  throw InvalidArgument("this backend does not form a block of the Hessian");
 }
 
 double MatrixOperations::hessian_matrix_pairs() const { return std::numeric_limits<double>::infinity(); }

@@ -75,6 +75,9 @@ class NewtonObjective {
   // MatrixOperations::hessian_matrix packs it (the direct Newton step,
   // newton_direct.h). The scalar losses only: the solver asks no other.
   virtual void hessian_matrix(double* out);
+  // This rank's share of the loss Hessian's block on the weights that `position`
+  // places (MatrixOperations::hessian_block). The scalar losses only.
+  virtual void hessian_block(const std::int32_t* position, int size, double* out);
   // Writes the solution into `state` in SolverState's layout: the weights, and the
   // dual point paired with the last gradient().
   virtual void finish(const std::vector<double>& w, SolverState& state) = 0;

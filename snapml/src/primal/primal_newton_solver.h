@@ -15,6 +15,7 @@
 #include "../common/interleaved_sums.h"
 #include "../common/omp_threads.h"
 #include "counted_operations.h"
+#include "hot_block.h"
 #include "newton_objective.h"
 #include "snapml/error.h"
 #include "snapml/impl/matrix_operations.h"
@@ -88,7 +89,8 @@ class PrimalNewtonSolver final : public Solver {
   // g(w) from the margins of w; keeps the curvatures for hessian_product and
   // returns sum_i dual_value(alpha_i) of the paired dual point.
   double gradient(const std::vector<double>& w, const std::vector<double>& margins, std::vector<double>& g);
-  // M = (1 - a) I + a diag(H) at the point of the last gradient().
+  // M at the point of the last gradient(): (1 - a) I + a diag(H), or where the fit
+  // has a hot block (hot_block.h) the block of H on its weights and diag(H) beside.
   void update_preconditioner();
   // out = H v at the point of the last gradient(); returns v.H v.
   double hessian_product(const std::vector<double>& v, std::vector<double>& out);
@@ -149,7 +151,13 @@ class PrimalNewtonSolver final : public Solver {
   // certify the fit by the objective's free-intercept dual point.
   bool centred_ = false;
   std::vector<double> regulariser_;     // r_j
-  std::vector<double> preconditioner_;  // M_j at the last gradient()
+  // M at the last gradient(): M_j off the block and 0 on it (hot_), for the
+  // M-norm products; divisor_ the same with +infinity on it, for M^-1 (0 there).
+  std::vector<double> preconditioner_;
+  std::vector<double> divisor_;
+  detail::HotBlock hot_;
+  bool hot_chosen_ = false;  // whether this fit has chosen hot_ (at its first preconditioner)
+  double entries_ = 0.0;     // the rows' entries over every rank (MatrixOperations::row_entries)
   std::vector<double> line_margins_;    // X p of line_step's direction, kept between iterations
 };
 

@@ -122,6 +122,10 @@ class ScalarObjective final : public NewtonObjective {
 
   void hessian_matrix(double* out) override { operations_.hessian_matrix(curvatures_.data(), out); }
 
+  void hessian_block(const std::int32_t* position, int size, double* out) override {
+    operations_.hessian_block(curvatures_.data(), position, size, out);
+  }
+
   bool repairs_dual() const override { return true; }
 
   void dual_sides(double* sides) override {

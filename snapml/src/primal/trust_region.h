@@ -11,7 +11,10 @@
 // backend that owns the vectors. A backend does the sweeps over the weights and
 // the products over the rows and returns their sums; the loops decide from those
 // sums alone. So both solvers take the same decisions from the same scalars, and
-// the GPU solver copies only scalars to the host between its sweeps.
+// the GPU solver copies only scalars to the host between its sweeps. The backend
+// owns M as it owns the vectors: the CPU's adds an exact block on the hot
+// columns where they hold most of H's diagonal (hot_block.h), the GPU's is the
+// diagonal below; on such data the two take different CG steps.
 //
 // The backend of conjugate_gradients:
 //   CgStart cg_start()            s = 0, r = -g, d = M^-1 r; returns r.M^-1 r and <d, d>_M
@@ -22,6 +25,7 @@
 //   void cg_to_boundary(tau)      s += tau d, r -= tau hd
 // and of trust_region_iterations, besides those:
 //   void update_preconditioner()  M = (1 - a) I + a diag(H) at the current point
+//                                 (the CPU's: or a hot block, hot_block.h)
 //   double initial_radius()       ||g||_{M^-1}
 //   double gradient_norm()        ||g||
 //   double cg_target(f)           cg_target below, for its problem

@@ -32,8 +32,9 @@ class PrimalNewtonSolver::TrustRegionSteps {
 
   void update_preconditioner() { solver_.update_preconditioner(); }
   double initial_radius() const {
-    const std::vector<double>& m = solver_.preconditioner_;
-    return std::sqrt(solver_.sum_over(width_, [&](std::size_t j) { return g_[j] * g_[j] / m[j]; }));
+    const double off_block =
+        solver_.sum_over(width_, [&](std::size_t j) { return inverse_square(g_[j], j); });
+    return std::sqrt(off_block + (block().active() ? block().inverse_product(g_, nullptr) : 0.0));
   }
   double gradient_norm() const { return solver_.norm(g_); }
   double cg_target(double f) const {
@@ -50,11 +51,14 @@ class PrimalNewtonSolver::TrustRegionSteps {
     // besides H d, where recomputing them took seven): <a, b>_M = sum_j a_j M_j b_j.
     const auto start = detail::vector_sums<2>(entries(), solver_.threads_, [&](std::int64_t j, double* sum) {
       r_[j] = -g_[j];
-      d_[j] = r_[j] / m[j];
+      d_[j] = precondition(r_[j], j);
       sum[0] += d_[j] * r_[j];
       sum[1] += d_[j] * m[j] * d_[j];
     });
-    return {start[0], start[1]};
+    if (!block().active()) return {start[0], start[1]};
+    // On the block d = B^-1 r: r.d and <d, d>_M are both r_B . B^-1 r_B there.
+    const double inside = block().inverse_product(r_, &d_);
+    return {start[0] + inside, start[1] + inside};
   }
   double cg_curvature() { return solver_.hessian_product(d_, hd_); }
   detail::trust_region::CgAdvance cg_advance(double step, double zr) {
@@ -63,19 +67,31 @@ class PrimalNewtonSolver::TrustRegionSteps {
     const auto residual = detail::vector_sums<2>(entries(), solver_.threads_, [&](std::int64_t j, double* sum) {
       s_[j] += step * d_[j];
       r_[j] -= step * hd_[j];
-      sum[0] += r_[j] * r_[j] / m[j];
+      sum[0] += inverse_square(r_[j], j);
       sum[1] += r_[j] * r_[j];
     });
-    next.zr = residual[0];
+    // On the block: z_B = B^-1 r_B (kept in z_ for d below).
+    if (block().active()) {
+      z_.resize(width_);
+      next.zr = residual[0] + block().inverse_product(r_, &z_);
+    } else {
+      next.zr = residual[0];
+    }
     next.rr = residual[1];
     const double beta = next.zr / zr;
     const auto products = detail::vector_sums<2>(entries(), solver_.threads_, [&](std::int64_t j, double* sum) {
-      d_[j] = r_[j] / m[j] + beta * d_[j];
+      d_[j] = precondition(r_[j], j) + beta * d_[j];
       sum[0] += s_[j] * m[j] * d_[j];
       sum[1] += d_[j] * m[j] * d_[j];
     });
     next.sd = products[0];
     next.dd = products[1];
+    if (block().active()) {
+      // The sweep left beta d_B on the block (its divisor is infinite there).
+      for (const std::int32_t j : block().weights()) d_[j] += z_[j];
+      next.sd += block().product(s_, d_);
+      next.dd += block().product(d_, d_);
+    }
     return next;
   }
   // The CG solution s (the step's direction) after conjugate_gradients.
@@ -96,7 +112,7 @@ class PrimalNewtonSolver::TrustRegionSteps {
     });
     trial.gs = sums[0];
     trial.sr = sums[1];
-    trial.s_norm = std::sqrt(sums[2]);
+    trial.s_norm = std::sqrt(sums[2] + (block().active() ? block().product(s_, s_) : 0.0));
     trial.f_trial = solver_.value(trial_, trial_margins_);
     return trial;
   }
@@ -110,6 +126,13 @@ class PrimalNewtonSolver::TrustRegionSteps {
 
  private:
   std::int64_t entries() const { return static_cast<std::int64_t>(width_); }
+  const detail::HotBlock& block() const { return solver_.hot_; }
+  // (M^-1 v)_j off the block: v_j / M_j; on the block's weights the divisor is
+  // infinite, so 0 there, where the block's own solve adds B^-1 v_B. Without a
+  // block the division as it was before the block existed, the same bits.
+  double precondition(double v, std::size_t j) const { return v / solver_.divisor_[j]; }
+  // v_j^2 / M_j off the block, 0 on it.
+  double inverse_square(double v, std::size_t j) const { return v * v / solver_.divisor_[j]; }
 
   PrimalNewtonSolver& solver_;
   std::vector<double>& w_;
@@ -118,7 +141,7 @@ class PrimalNewtonSolver::TrustRegionSteps {
   double first_gradient_norm_;
   std::size_t width_;
   double dual_sum_ = 0.0;
-  std::vector<double> s_, r_, d_, hd_, trial_, trial_margins_;
+  std::vector<double> s_, r_, d_, hd_, z_, trial_, trial_margins_;
 };
 
 void PrimalNewtonSolver::trust_region(FitResult& result, std::vector<double>& w, std::vector<double>& margins,

@@ -1,7 +1,7 @@
 // The CPU backend of the matrix-operations seam: hessian_diagonal is the diagonal
 // of the operator hessian_product applies (e_j . H e_j for every unit vector), and
 // hessian_matrix the whole of it, with the intercept's column, for one and
-// several threads.
+// several threads; hessian_block the whole of it on a block's weights.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,6 +15,14 @@ namespace {
 
 using namespace snapml;
 
+// Per-row curvatures for the products: every fifth row 0 (skipped), the others
+// between 0.1 and 0.26.
+std::vector<double> test_curvature(std::size_t rows) {
+  std::vector<double> curvature(rows);
+  for (std::size_t i = 0; i < rows; ++i) curvature[i] = i % 5 == 0 ? 0.0 : 0.1 + 0.01 * static_cast<double>(i % 17);
+  return curvature;
+}
+
 TEST(CpuMatrixOperations, HessianDiagonalIsTheDiagonalOfTheHessianProduct) {
   const Dataset data = snapml::testing::random_problem({});
   for (const int threads : {1, 3}) {
@@ -22,8 +30,7 @@ TEST(CpuMatrixOperations, HessianDiagonalIsTheDiagonalOfTheHessianProduct) {
     const auto operations = make_cpu_matrix_operations(source, data.n_features(), 0.75, threads);
     const auto rows = static_cast<std::size_t>(operations->n_rows());
     const std::size_t width = operations->n_weights();
-    std::vector<double> curvature(rows);
-    for (std::size_t i = 0; i < rows; ++i) curvature[i] = i % 5 == 0 ? 0.0 : 0.1 + 0.01 * static_cast<double>(i % 17);
+    const std::vector<double> curvature = test_curvature(rows);
     std::vector<double> diagonal(width, -1.0);
     operations->hessian_diagonal(curvature.data(), diagonal.data());
     std::vector<double> unit(width, 0.0);
@@ -40,17 +47,25 @@ TEST(CpuMatrixOperations, HessianDiagonalIsTheDiagonalOfTheHessianProduct) {
   }
 }
 
+// The random problem with a row repeating a column (4, 2, 4) and, where asked,
+// a row whose columns decrease (7, 3, 1).
+Dataset with_extra_rows(bool decreasing_row) {
+  const Dataset data = snapml::testing::random_problem({});
+  std::vector<CsrChunk> chunks;
+  for (std::size_t c = 0; c < data.n_chunks(); ++c) chunks.push_back(data.chunk(c));
+  const float values[3] = {0.5f, -1.0f, 2.0f};
+  const std::int32_t repeated[3] = {4, 2, 4};
+  chunks.back().add_row(1.0, repeated, values, 3);
+  const std::int32_t decreasing[3] = {7, 3, 1};
+  if (decreasing_row) chunks.back().add_row(-1.0, decreasing, values, 3);
+  return Dataset(std::move(chunks), data.n_features());
+}
+
 // hessian_matrix is the operator hessian_product applies, entry by entry, with a
 // column repeated within a row (its diagonal entry counts the repeat twice) and
 // rows of zero curvature.
 TEST(CpuMatrixOperations, HessianMatrixIsTheHessianProductsColumns) {
-  Dataset data = snapml::testing::random_problem({});
-  std::vector<CsrChunk> chunks;
-  for (std::size_t c = 0; c < data.n_chunks(); ++c) chunks.push_back(data.chunk(c));
-  const std::int32_t repeated[3] = {4, 2, 4};
-  const float values[3] = {0.5f, -1.0f, 2.0f};
-  chunks.back().add_row(1.0, repeated, values, 3);
-  const Dataset with_repeat(std::move(chunks), data.n_features());
+  const Dataset with_repeat = with_extra_rows(false);
   for (const int threads : {1, 3}) {
     InMemorySource source(with_repeat);
     const auto operations = make_cpu_matrix_operations(source, with_repeat.n_features(), 0.75, threads);
@@ -59,8 +74,7 @@ TEST(CpuMatrixOperations, HessianMatrixIsTheHessianProductsColumns) {
     operations->rows(labels.data(), weights.data());
     EXPECT_GT(operations->hessian_matrix_pairs(), operations->row_entries());
     const std::size_t width = operations->n_weights();
-    std::vector<double> curvature(rows);
-    for (std::size_t i = 0; i < rows; ++i) curvature[i] = i % 5 == 0 ? 0.0 : 0.1 + 0.01 * static_cast<double>(i % 17);
+    const std::vector<double> curvature = test_curvature(rows);
     std::vector<double> packed(width * (width + 1) / 2, -1.0);
     operations->hessian_matrix(curvature.data(), packed.data());
     std::vector<double> unit(width, 0.0), column(width);
@@ -71,6 +85,41 @@ TEST(CpuMatrixOperations, HessianMatrixIsTheHessianProductsColumns) {
       for (std::size_t a = j; a < width; ++a)
         EXPECT_NEAR(packed[a * (a + 1) / 2 + j], column[a], 1e-12 * (1.0 + std::fabs(column[a])))
             << "entry (" << a << ", " << j << "), " << threads << " threads";
+    }
+  }
+}
+
+// hessian_block is hessian_matrix on the block's weights, in the block's order:
+// with the intercept's weight inside the block and outside it, a column repeated
+// within a row, rows of zero curvature, and a row whose columns decrease.
+TEST(CpuMatrixOperations, HessianBlockIsTheHessianMatrixOnItsWeights) {
+  const Dataset rows_data = with_extra_rows(true);
+  const auto bias = static_cast<std::int32_t>(rows_data.n_features());
+  for (const int threads : {1, 3}) {
+    for (const std::vector<std::int32_t>& weights :
+         {std::vector<std::int32_t>{1, 2, 4, 7}, std::vector<std::int32_t>{0, 3, 4, 9, bias}}) {
+      InMemorySource source(rows_data);
+      const auto operations = make_cpu_matrix_operations(source, rows_data.n_features(), 0.75, threads);
+      ASSERT_TRUE(operations->forms_hessian_block());
+      const auto rows = static_cast<std::size_t>(operations->n_rows());
+      std::vector<double> labels(rows), sample_weights(rows);
+      operations->rows(labels.data(), sample_weights.data());
+      const std::size_t width = operations->n_weights();
+      const std::vector<double> curvature = test_curvature(rows);
+      std::vector<double> whole(width * (width + 1) / 2);
+      operations->hessian_matrix(curvature.data(), whole.data());
+      std::vector<std::int32_t> position(width, -1);
+      for (std::size_t k = 0; k < weights.size(); ++k) position[weights[k]] = static_cast<std::int32_t>(k);
+      const std::size_t size = weights.size();
+      std::vector<double> block(size * (size + 1) / 2, -1.0);
+      operations->hessian_block(curvature.data(), position.data(), static_cast<int>(size), block.data());
+      for (std::size_t a = 0; a < size; ++a)
+        for (std::size_t b = 0; b <= a; ++b) {
+          const auto j = static_cast<std::size_t>(weights[a]), k = static_cast<std::size_t>(weights[b]);
+          const double expected = whole[j * (j + 1) / 2 + k];
+          EXPECT_NEAR(block[a * (a + 1) / 2 + b], expected, 1e-12 * (1.0 + std::fabs(expected)))
+              << "weights (" << j << ", " << k << "), " << threads << " threads";
+        }
     }
   }
 }

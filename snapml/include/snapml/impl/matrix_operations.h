@@ -65,6 +65,15 @@ class MatrixOperations {
   virtual double hessian_matrix_pairs() const;
   virtual double row_entries() const;
 
+  // The block of X^T D X on `size` weights: position[j] (n_weights() entries) is
+  // weight j's place in the block, or -1 for a weight outside it; out gets the
+  // block's lower triangle packed as hessian_matrix packs it (entry (a, b), a >= b,
+  // at a (a + 1) / 2 + b), skipping the rows whose curvature is 0. One pass
+  // (the trust region's block preconditioner, hot_block.h). Only where
+  // forms_hessian_block(): the default throws.
+  virtual bool forms_hessian_block() const { return false; }
+  virtual void hessian_block(const double* curvature, const std::int32_t* position, int size, double* out);
+
   // Block forms over `columns` = K vectors: weights feature-major (w[j * K + k],
   // n_weights() x K), per-row arrays row-major (d[i * K + k], n_rows() x K). The
   // defaults call the single products once per column; a backend overrides them
