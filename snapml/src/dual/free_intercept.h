@@ -37,7 +37,8 @@
 // the primal solver's line search along Newton's step (each evaluation a pass
 // over the margins, not the rows' entries; one to three a certificate): its
 // primal is P(w, b') <= P(w, b), the model the fit returns is (w, b'), and the
-// solver moves the multiplier so that the next round's centre b0 is b' (SdcaCpuSolver::keep_certified; the proximal point method from the best
+// solver moves the multiplier so that the next round's centre b0 is b'
+// (SdcaCpuSolver::keep_certified; the proximal point method from the best
 // intercept for w rather than from the last round's). The same fit then stops
 // after 8 epochs where it took 10 or 11 (docs/benchmarks/cpu.md, 9.7).
 #pragma once

@@ -1,15 +1,15 @@
 #include "hot_block.h"
 
-#include <Eigen/Cholesky>
-#include <Eigen/Core>
 #include <algorithm>
 #include <numeric>
+
+#include "packed_cholesky.h"
 
 namespace snapml::detail {
 
 struct HotBlock::Factor {
-  Eigen::MatrixXd block;                          // B, whole
-  Eigen::LLT<Eigen::MatrixXd, Eigen::Lower> llt;  // B = L L^T
+  Eigen::MatrixXd block;  // B, its lower triangle
+  LowerCholesky llt;      // B = L L^T
 };
 
 HotBlock::HotBlock() = default;
@@ -60,15 +60,11 @@ void HotBlock::choose(const std::vector<double>& diagonal, int size) {
 bool HotBlock::factor(const std::vector<double>& packed, const std::vector<double>& regulariser) {
   const auto n = static_cast<Eigen::Index>(weights_.size());
   auto factor = std::make_unique<Factor>();
-  factor->block.resize(n, n);
-  for (Eigen::Index a = 0; a < n; ++a) {
-    const double* row = packed.data() + static_cast<std::size_t>(a * (a + 1) / 2);
-    for (Eigen::Index b = 0; b < a; ++b) factor->block(a, b) = factor->block(b, a) = row[b];
-    factor->block(a, a) = row[a] + regulariser[static_cast<std::size_t>(weights_[static_cast<std::size_t>(a)])];
-  }
+  factor->block = lower_from_packed(packed, n, [&](Eigen::Index a) {
+    return regulariser[static_cast<std::size_t>(weights_[static_cast<std::size_t>(a)])];
+  });
   factor->llt.compute(factor->block);
-  constexpr double kSmallestReciprocalCondition = 1e-13;
-  if (factor->llt.info() != Eigen::Success || factor->llt.rcond() < kSmallestReciprocalCondition) {
+  if (!positive_definite(factor->llt)) {
     factor_.reset();
     return false;
   }

@@ -41,6 +41,16 @@ inline constexpr int kMostHotWeights = 1024;
 inline constexpr double kHotDiagonalShare = 0.85;
 int hot_block_size(const std::vector<double>& diagonal, double entries);
 
+// M_j beside an active block, from the penalty's r_j and H's diagonal entry: the
+// whole diagonal (trust_region.h's preconditioner_entry mixes it with the
+// identity; beside a block the weights just outside it were then scaled unlike
+// those inside, and CG took more steps than with no block: docs/benchmarks/
+// primal.md). 1 for a weight no row touches and no penalty holds.
+inline double entry_beside_block(double regulariser, double hessian_diagonal) {
+  const double diagonal = regulariser + hessian_diagonal;
+  return diagonal > 0.0 ? diagonal : 1.0;
+}
+
 class HotBlock {
  public:
   HotBlock();

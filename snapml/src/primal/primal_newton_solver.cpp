@@ -200,13 +200,8 @@ SNAPML_OMP(parallel for num_threads(detail::threads_for(entries, threads_)) sche
       divisor_[j] = std::numeric_limits<double>::infinity();
       continue;
     }
-    // Beside the block the whole diagonal: mixed with the identity (trust_region.h)
-    // the weights just outside the block were scaled unlike those inside, and CG
-    // took more steps than with no block (docs/benchmarks/primal.md).
-    const double diagonal = regulariser_[j] + preconditioner_[j];
-    preconditioner_[j] = !blocked ? detail::trust_region::preconditioner_entry(regulariser_[j], preconditioner_[j])
-                         : diagonal > 0.0 ? diagonal
-                                          : 1.0;  // a weight no row touches and no penalty holds
+    preconditioner_[j] = blocked ? detail::entry_beside_block(regulariser_[j], preconditioner_[j])
+                                 : detail::trust_region::preconditioner_entry(regulariser_[j], preconditioner_[j]);
     divisor_[j] = preconditioner_[j];
   }
 }
