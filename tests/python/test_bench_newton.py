@@ -1,6 +1,7 @@
-"""The primal Newton solver's benches: bench/newton_builds_bench.py compares two
-builds' fits in one table, and bench/hot_block_pcg.py counts CG steps under the
-trust region's preconditioners (a block over every weight is H itself: one step)."""
+"""The primal Newton solver's benches: bench/two_builds_bench.py compares two
+builds' fits in one table (the dual solver's too), and bench/hot_block_pcg.py
+counts CG steps under the trust region's preconditioners (a block over every
+weight is H itself: one step)."""
 import re
 import sys
 
@@ -9,9 +10,16 @@ from conftest import REPO, dataset, run, tool_path
 
 def test_two_builds_side_by_side_give_one_row_per_problem():
     train = tool_path("snap-train")
-    result = run(sys.executable, REPO / "bench" / "newton_builds_bench.py", "--before", train, "--after", train,
-                 "--repeats", "1", f"{dataset('heart_scale')}:1", f"{dataset('a9a')}:0.5")
+    # The dual on one thread: two threads' steps on a shared w need not repeat.
+    for solver, threads in (("0", "2"), ("7", "1")):
+        check_two_builds(train, solver, threads)
+
+
+def check_two_builds(train, solver, threads):
+    result = run(sys.executable, REPO / "bench" / "two_builds_bench.py", "--before", train, "--after", train,
+                 "--solver", solver, "--threads", threads, "--repeats", "1", f"{dataset('heart_scale')}:1", f"{dataset('a9a')}:0.5")
     assert result.returncode == 0, result.stderr
+    assert f"snap-train -s {solver} " in result.stdout
     rows = [line for line in result.stdout.splitlines() if line.startswith("| ") and "data" not in line]
     assert len(rows) == 2, result.stdout
     for row, name in zip(rows, ("heart_scale", "a9a")):
@@ -19,7 +27,8 @@ def test_two_builds_side_by_side_give_one_row_per_problem():
         assert cells[0] == name
         # The same binary twice: the same iterations and gap.
         assert cells[2].split(",")[:2] == cells[3].split(",")[:2], row
-        assert float(cells[4]) > 0.0
+        assert len(cells[2].split(",")) == 4, row  # iterations, gap, seconds, wall seconds
+        assert all(float(ratio) > 0.0 for ratio in cells[4].split(",")), row
 
 
 def test_a_block_over_every_weight_solves_the_newton_system_in_one_step():

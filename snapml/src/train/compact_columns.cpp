@@ -1,65 +1,156 @@
 #include "compact_columns.h"
 
 #include <algorithm>
+#include <limits>
+#include <numeric>
 #include <utility>
+
+#include "../common/omp_threads.h"
 
 namespace snapml::detail {
 namespace {
 
-// Whether per-column arrays (a byte, then 4 bytes a column) take no more memory
-// than the rows' column indices: else the columns are found by sorting a copy of
-// the indices, and renumbered by a binary search, so that no allocation grows
-// with n_features past the data's size.
+// Whether per-column arrays (4 bytes a column) take no more memory than the
+// rows' column indices: else the columns are counted by sorting a copy of the
+// indices, and renumbered by a binary search, so that no allocation grows with
+// n_features past the data's size.
 bool columns_fit_rows(ChunkSource& source) {
   return static_cast<std::int64_t>(source.n_features()) <= source.nnz();
 }
 
-}  // namespace
-
-std::vector<std::int32_t> columns_worth_compacting(ChunkSource& source, std::uint64_t max_memory) {
-  const std::int32_t width = source.n_features();
-  if (!source.resident() || width <= 0) return {};
-  // The rows as the L1 solvers count them (feature_memory.cpp), and the copy.
-  const auto non_zeros = static_cast<std::uint64_t>(source.nnz());
-  if (max_memory != 0 && 12 * non_zeros + 20 * static_cast<std::uint64_t>(source.n_rows()) > max_memory) return {};
-  std::vector<std::int32_t> used;
-  if (columns_fit_rows(source)) {
-    std::vector<unsigned char> holds(static_cast<std::size_t>(width), 0);
-    for (std::size_t c = 0; c < source.n_chunks(); ++c) {
-      const CsrView x = source.chunk(c);
-      for (std::int64_t e = 0; e < x.nnz(); ++e) holds[static_cast<std::size_t>(x.col_indices[e])] = 1;
-    }
-    for (std::int32_t j = 0; j < width; ++j)
-      if (holds[static_cast<std::size_t>(j)]) used.push_back(j);
-  } else {
-    used.reserve(static_cast<std::size_t>(non_zeros));
-    for (std::size_t c = 0; c < source.n_chunks(); ++c) {
-      const CsrView x = source.chunk(c);
-      used.insert(used.end(), x.col_indices, x.col_indices + x.nnz());
-    }
-    std::sort(used.begin(), used.end());
-    used.erase(std::unique(used.begin(), used.end()), used.end());
-  }
-  if (static_cast<double>(used.size()) > kMostUsedShare * width) return {};
-  return used;
+// The threads that count with a count array each: as many as fit in the memory
+// of the copy the counting precedes (4 bytes a non-zero).
+int counting_threads(ChunkSource& source, int threads) {
+  const std::int64_t width = std::max<std::int64_t>(source.n_features(), 1);
+  return static_cast<int>(std::clamp<std::int64_t>(source.nnz() / width, 1, std::max(threads, 1)));
 }
 
-CompactColumns::CompactColumns(ChunkSource& inner, std::vector<std::int32_t> used)
+// The used columns ascending and their entries (a count past 2^32 - 1 held
+// there: no column of 2^32 entries is outside the kCachedColumns most used).
+struct ColumnCounts {
+  std::vector<std::int32_t> column;
+  std::vector<std::uint32_t> count;  // by column, where columns fit the rows; else by place in `column`
+  bool by_column = false;
+  std::uint32_t of(std::size_t place) const {
+    return count[by_column ? static_cast<std::size_t>(column[place]) : place];
+  }
+};
+
+constexpr std::uint32_t kMostCount = std::numeric_limits<std::uint32_t>::max();
+
+std::uint32_t saturated(std::uint64_t n) { return static_cast<std::uint32_t>(std::min<std::uint64_t>(n, kMostCount)); }
+
+ColumnCounts column_counts(ChunkSource& source, int threads) {
+  ColumnCounts counts;
+  counts.by_column = columns_fit_rows(source);
+  if (counts.by_column) {
+    // Each thread counts its chunks into its own array; the arrays are summed.
+    const auto width = static_cast<std::size_t>(source.n_features());
+    const int team = counting_threads(source, threads);
+    std::vector<std::uint32_t> each(static_cast<std::size_t>(team) * width, 0);
+    const auto chunks = static_cast<std::int64_t>(source.n_chunks());
+SNAPML_OMP(parallel for num_threads(team) schedule(dynamic, 1))
+    for (std::int64_t c = 0; c < chunks; ++c) {
+      std::uint32_t* count = each.data() + static_cast<std::size_t>(thread_index()) * width;
+      const CsrView x = source.chunk(static_cast<std::size_t>(c));
+      for (std::int64_t e = 0; e < x.nnz(); ++e) {
+        std::uint32_t& n = count[static_cast<std::size_t>(x.col_indices[e])];
+        n += n < kMostCount ? 1 : 0;
+      }
+    }
+    counts.count.resize(width);
+    for (std::size_t j = 0; j < width; ++j) {
+      std::uint64_t n = 0;
+      for (int t = 0; t < team; ++t) n += each[static_cast<std::size_t>(t) * width + j];
+      counts.count[j] = saturated(n);
+      if (n > 0) counts.column.push_back(static_cast<std::int32_t>(j));
+    }
+    return counts;
+  }
+  std::vector<std::int32_t>& all = counts.column;
+  all.reserve(static_cast<std::size_t>(source.nnz()));
+  for (std::size_t c = 0; c < source.n_chunks(); ++c) {
+    const CsrView x = source.chunk(c);
+    all.insert(all.end(), x.col_indices, x.col_indices + x.nnz());
+  }
+  std::sort(all.begin(), all.end());
+  std::size_t distinct = 0;
+  for (std::size_t e = 0; e < all.size();) {
+    std::size_t end = e;
+    while (end < all.size() && all[end] == all[e]) ++end;
+    all[distinct++] = all[e];
+    counts.count.push_back(saturated(end - e));
+    e = end;
+  }
+  all.resize(distinct);
+  return counts;
+}
+
+}  // namespace
+
+std::uint64_t fit_columns_bytes(ChunkSource& source, int threads) {
+  const auto non_zeros = static_cast<std::uint64_t>(source.nnz());
+  const auto width = static_cast<std::uint64_t>(std::max(source.n_features(), 0));
+  // Counting: a count array a thread, their sum and the used columns (each at
+  // most the non-zeros), or a sorted copy of the indices and a count a used column.
+  const std::uint64_t counting =
+      columns_fit_rows(source)
+          ? 4 * width * static_cast<std::uint64_t>(counting_threads(source, threads) + 1) + 4 * std::min(width, non_zeros)
+          : 8 * non_zeros;
+  // The rows as the L1 solvers count them (feature_memory.cpp), then the copy.
+  return 8 * non_zeros + 20 * static_cast<std::uint64_t>(source.n_rows()) + std::max(4 * non_zeros, counting);
+}
+
+std::vector<std::int32_t> fit_columns(ChunkSource& source, std::uint64_t max_memory, int threads) {
+  const std::int32_t width = source.n_features();
+  if (!source.resident() || width <= 0) return {};
+  if (max_memory != 0 && fit_columns_bytes(source, threads) > max_memory) return {};
+  ColumnCounts counts = column_counts(source, threads);
+  std::vector<std::int32_t>& used = counts.column;
+  if (used.size() > static_cast<std::size_t>(kCachedColumns)) {
+    // Descending counts, ties ascending: the same order for the same rows.
+    std::vector<std::int32_t> place(used.size());
+    std::iota(place.begin(), place.end(), 0);
+    const auto entries = [&](std::int32_t p) { return counts.of(static_cast<std::size_t>(p)); };
+    double first = 0.0;  // the entries of the first kCachedColumns used columns as they are
+    for (std::int32_t k = 0; k < kCachedColumns; ++k) first += entries(k);
+    std::sort(place.begin(), place.end(), [&](std::int32_t a, std::int32_t b) {
+      return entries(a) != entries(b) ? entries(a) > entries(b) : a < b;
+    });
+    double most = 0.0;  // ... and of the kCachedColumns most used
+    for (std::int32_t k = 0; k < kCachedColumns; ++k) most += entries(place[static_cast<std::size_t>(k)]);
+    if (most - first >= kCachedGain * static_cast<double>(source.nnz())) {
+      for (std::int32_t& p : place) p = used[static_cast<std::size_t>(p)];
+      return place;
+    }
+  }
+  if (static_cast<double>(used.size()) > kMostUsedShare * width) return {};
+  return std::move(used);
+}
+
+CompactColumns::CompactColumns(ChunkSource& inner, std::vector<std::int32_t> used, int threads)
     : inner_(inner), used_(std::move(used)) {
-  std::vector<std::int32_t> renumbered;
+  std::vector<std::int32_t> renumbered;                     // by column, where columns fit the rows
+  std::vector<std::pair<std::int32_t, std::int32_t>> place;  // (column, fit column) ascending, else
   if (columns_fit_rows(inner_)) {
     renumbered.assign(static_cast<std::size_t>(inner_.n_features()), -1);
     for (std::size_t j = 0; j < used_.size(); ++j)
       renumbered[static_cast<std::size_t>(used_[j])] = static_cast<std::int32_t>(j);
+  } else {
+    place.reserve(used_.size());
+    for (std::size_t j = 0; j < used_.size(); ++j) place.emplace_back(used_[j], static_cast<std::int32_t>(j));
+    std::sort(place.begin(), place.end());
   }
   const auto column = [&](std::int32_t j) {
     if (!renumbered.empty()) return renumbered[static_cast<std::size_t>(j)];
-    return static_cast<std::int32_t>(std::lower_bound(used_.begin(), used_.end(), j) - used_.begin());
+    return std::lower_bound(place.begin(), place.end(), std::make_pair(j, std::int32_t{0}))->second;
   };
   indices_.resize(inner_.n_chunks());
-  for (std::size_t c = 0; c < indices_.size(); ++c) {
-    const CsrView x = inner_.chunk(c);
-    std::vector<std::int32_t>& into = indices_[c];
+  const auto chunks = static_cast<std::int64_t>(indices_.size());
+SNAPML_OMP(parallel for num_threads(resolve_threads(threads)) schedule(dynamic, 1))
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    const CsrView x = inner_.chunk(static_cast<std::size_t>(c));
+    std::vector<std::int32_t>& into = indices_[static_cast<std::size_t>(c)];
     into.resize(static_cast<std::size_t>(x.nnz()));
     for (std::int64_t e = 0; e < x.nnz(); ++e) into[static_cast<std::size_t>(e)] = column(x.col_indices[e]);
   }

@@ -457,22 +457,23 @@ TrainResult train(ChunkSource& source, Communicator& communicator, const TrainPa
   TrainParameters p = given;
   check_ranks_agree(source, communicator, p);
   const LabelSummary summary = checked_summary(source, communicator, p);
-  // The fit's columns: the used ones where few enough are (compact_columns.h), in
-  // one process on the CPU (ranks would have to agree on them; a GPU path over
-  // renumbered rows no device has run).
-  std::optional<detail::CompactColumns> compact;
-  if (communicator.size() == 1 && !p.use_gpu) {
-    std::vector<std::int32_t> used = detail::columns_worth_compacting(source, p.max_memory);
-    if (!used.empty()) compact.emplace(source, std::move(used));
-  }
-  ChunkSource& columns = compact ? static_cast<ChunkSource&>(*compact) : source;
-  const std::vector<std::int32_t> no_map;
-  const std::vector<std::int32_t>& fit_columns = compact ? compact->used() : no_map;
-  const std::int32_t fit_width = compact ? columns.n_features() : summary.n_features;
   const std::vector<double> weights = class_weights(summary, p);
   std::vector<Problem> problems = make_problems(summary, weights, p);
   p.threads = detail::resolve_fit_threads(p.threads, source.nnz() * static_cast<std::int64_t>(problems.size()));
   for (Problem& problem : problems) problem.parameters.threads = p.threads;
+  // The fit's columns: the used ones where few enough are, or every used one by
+  // its count where they outgrow a core's cache (compact_columns.h), in one
+  // process on the CPU (ranks would have to agree on them; a GPU path over
+  // renumbered rows no device has run).
+  std::optional<detail::CompactColumns> compact;
+  if (communicator.size() == 1 && !p.use_gpu) {
+    std::vector<std::int32_t> used = detail::fit_columns(source, p.max_memory, p.threads);
+    if (!used.empty()) compact.emplace(source, std::move(used), p.threads);
+  }
+  ChunkSource& columns = compact ? static_cast<ChunkSource&>(*compact) : source;
+  const std::vector<std::int32_t> no_map;
+  const std::vector<std::int32_t>& column_map = compact ? compact->used() : no_map;
+  const std::int32_t fit_width = compact ? columns.n_features() : summary.n_features;
   TrainResult result;
   result.fits.resize(problems.size());
   // The problems differ in their labels and class weights only, which no plan reads.
@@ -520,7 +521,7 @@ TrainResult train(ChunkSource& source, Communicator& communicator, const TrainPa
     if (!transform.identity()) transformed.emplace(columns, transform);
   }
   ChunkSource& rows = transformed ? static_cast<ChunkSource&>(*transformed) : columns;
-  if (p.warm_start) apply_warm_start(*p.warm_start, summary, fit_columns, p, transform, problems);
+  if (p.warm_start) apply_warm_start(*p.warm_start, summary, column_map, p, transform, problems);
   const std::unique_ptr<TrainCheckpoint> checkpoint =
       open_checkpoint(columns, communicator, p, problems, result.resumed_epochs);
   // One session for all problems: a GPU one keeps the rows it uploads for the
@@ -536,7 +537,7 @@ TrainResult train(ChunkSource& source, Communicator& communicator, const TrainPa
     for (std::size_t k = 0; k < problems.size(); ++k)
       fit_problem(problems[k], rows, communicator, *session, result.fits[k], checkpoint.get(), k);
   }
-  result.model = assemble(summary, fit_columns, weights, p, transform, problems);
+  result.model = assemble(summary, column_map, weights, p, transform, problems);
   return result;
 }
 

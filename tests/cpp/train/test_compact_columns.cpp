@@ -1,9 +1,12 @@
 // A fit over the columns the data uses (snapml/src/train/compact_columns.h): the
 // same model, bit for bit, as a fit of the same rows stored without the empty
-// columns, with 0 in every empty column; and when it is not made.
+// columns, with 0 in every empty column; over wide columns with a few frequent
+// ones spread among them, the same as a fit of the rows stored with their
+// columns numbered by count; and when neither is made.
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <random>
 #include <vector>
 
 #include "../fixtures/random_problem.h"
@@ -19,10 +22,10 @@ using namespace snapml::testing;
 
 constexpr std::int32_t kSpread = 3;  // column j is stored as kSpread j + 1
 
-// `data` with column j moved to kSpread j + 1, in a width of kSpread n + 2 (or
-// `width`): two of every three columns empty (or more), the rows, chunks and
-// values unchanged.
-Dataset spread(const Dataset& data, std::int32_t width = 0) {
+// `data`'s rows with column j stored as column(j), in a width of `width`: the
+// rows, chunks, values, weights and each row's order of entries unchanged.
+template <typename Column>
+Dataset moved_columns(const Dataset& data, const Column& column, std::int32_t width) {
   std::vector<CsrChunk> chunks;
   for (std::size_t c = 0; c < data.n_chunks(); ++c) {
     const CsrView x = data.view(c);
@@ -30,13 +33,20 @@ Dataset spread(const Dataset& data, std::int32_t width = 0) {
     chunk.first_row = x.first_row;
     for (std::int64_t row = 0; row < x.n_rows; ++row) {
       std::vector<std::int32_t> columns;
-      for (std::int64_t e = x.row_begin(row); e < x.row_end(row); ++e) columns.push_back(kSpread * x.col_indices[e] + 1);
+      for (std::int64_t e = x.row_begin(row); e < x.row_end(row); ++e) columns.push_back(column(x.col_indices[e]));
       chunk.add_row(x.labels[row], columns.data(), x.values + x.row_begin(row), static_cast<std::int64_t>(columns.size()));
       if (x.weights) chunk.weights.push_back(x.weights[row]);
     }
     chunks.push_back(std::move(chunk));
   }
-  return Dataset(std::move(chunks), width > 0 ? width : kSpread * data.n_features() + 2);
+  return Dataset(std::move(chunks), width);
+}
+
+// `data` with column j moved to kSpread j + 1, in a width of kSpread n + 2 (or
+// `width`): two of every three columns empty (or more).
+Dataset spread(const Dataset& data, std::int32_t width = 0) {
+  return moved_columns(data, [](std::int32_t j) { return kSpread * j + 1; },
+                       width > 0 ? width : kSpread * data.n_features() + 2);
 }
 
 void expect_spread_model(const Model& wide, const Model& narrow, const std::string& what) {
@@ -118,21 +128,24 @@ TEST(CompactColumns, OnlyWhenFewColumnsAreUsedAndTheCopyFitsTheBudget) {
   const Dataset narrow = random_problem({});
   const Dataset wide = spread(narrow);
   InMemorySource all_used(narrow), a_third_used(wide);
-  EXPECT_TRUE(detail::columns_worth_compacting(all_used, 0).empty());
-  const std::vector<std::int32_t> used = detail::columns_worth_compacting(a_third_used, 0);
+  EXPECT_TRUE(detail::fit_columns(all_used, 0, 1).empty());
+  const std::vector<std::int32_t> used = detail::fit_columns(a_third_used, 0, 1);
   ASSERT_EQ(used.size(), static_cast<std::size_t>(narrow.n_features()));
   for (std::size_t j = 0; j < used.size(); ++j) EXPECT_EQ(used[j], kSpread * static_cast<std::int32_t>(j) + 1);
-  // The rows (12 bytes a non-zero with the copy, 20 a row) must fit max_memory.
-  const auto bytes = static_cast<std::uint64_t>(12 * wide.nnz() + 20 * wide.n_rows());
-  EXPECT_EQ(detail::columns_worth_compacting(a_third_used, bytes).size(), used.size());
-  EXPECT_TRUE(detail::columns_worth_compacting(a_third_used, bytes - 1).empty());
+  // The rows (8 bytes a non-zero, 20 a row) and the larger of the counting and
+  // the copy (4 bytes a non-zero) must fit max_memory.
+  const std::uint64_t bytes = detail::fit_columns_bytes(a_third_used, 1);
+  EXPECT_GE(bytes, static_cast<std::uint64_t>(12 * wide.nnz() + 20 * wide.n_rows()));
+  EXPECT_EQ(detail::fit_columns(a_third_used, bytes, 1).size(), used.size());
+  EXPECT_TRUE(detail::fit_columns(a_third_used, bytes - 1, 1).empty());
+  EXPECT_EQ(detail::fit_columns(a_third_used, 0, 3), used);
   // The compacted rows are the narrow rows, however wide the data (past its
   // non-zeros: no per-column arrays).
   const Dataset wider = spread(narrow, static_cast<std::int32_t>(4 * narrow.nnz()));
   InMemorySource sparse_columns(wider);
-  ASSERT_EQ(detail::columns_worth_compacting(sparse_columns, 0), used);
+  ASSERT_EQ(detail::fit_columns(sparse_columns, 0, 1), used);
   for (ChunkSource* source : {static_cast<ChunkSource*>(&a_third_used), static_cast<ChunkSource*>(&sparse_columns)}) {
-    detail::CompactColumns compact(*source, used);
+    detail::CompactColumns compact(*source, used, 2);
     ASSERT_EQ(compact.n_chunks(), narrow.n_chunks());
     EXPECT_EQ(compact.n_features(), narrow.n_features());
     for (std::size_t c = 0; c < narrow.n_chunks(); ++c) {
@@ -141,6 +154,120 @@ TEST(CompactColumns, OnlyWhenFewColumnsAreUsedAndTheCopyFitsTheBudget) {
       for (std::int64_t e = 0; e < a.nnz(); ++e) EXPECT_EQ(a.col_indices[e], b.col_indices[e]);
     }
   }
+}
+
+// Rows over more columns than kCachedColumns: kHot frequent columns (each in
+// about a quarter of the rows) at `hot_first` or spread over the top of the
+// width, and kCold columns used once each, in a width of `width`. Chunks of 4,096
+// rows; a row's entries in the order drawn (not ascending).
+constexpr std::int32_t kHot = 64;
+constexpr std::int32_t kCold = detail::kCachedColumns + 8192;
+constexpr std::int64_t kRows = 12000;
+
+Dataset wide_rows(bool hot_first, std::int32_t width) {
+  std::mt19937 random(11);
+  std::vector<std::int32_t> hot(kHot), cold(kCold);
+  for (std::int32_t h = 0; h < kHot; ++h) hot[h] = hot_first ? h : width - 1 - 37 * h;
+  for (std::int32_t c = 0; c < kCold; ++c) cold[c] = hot_first ? kHot + c : c;
+  std::shuffle(cold.begin(), cold.end(), random);
+  std::vector<CsrChunk> chunks;
+  std::size_t next_cold = 0;
+  for (std::int64_t row = 0; row < kRows; ++row) {
+    if (row % 4096 == 0) {
+      chunks.emplace_back();
+      chunks.back().first_row = row;
+    }
+    std::vector<std::int32_t> columns;
+    // Hot column h in a row with probability 0.1 + 0.3 h / kHot.
+    double margin = 0.0;
+    for (std::int32_t h = 0; h < kHot; ++h)
+      if (std::uniform_real_distribution<double>(0.0, 1.0)(random) < 0.1 + 0.3 * h / kHot) {
+        columns.push_back(hot[h]);
+        margin += h % 3 == 0 ? 0.5 : -0.2;
+      }
+    const std::size_t colds = std::min<std::size_t>(12, cold.size() - next_cold);
+    for (std::size_t k = 0; k < colds; ++k) columns.push_back(cold[next_cold++]);
+    std::shuffle(columns.begin(), columns.end(), random);
+    std::vector<float> values(columns.size());
+    for (std::size_t e = 0; e < values.size(); ++e) values[e] = e % 2 == 0 ? 1.0f : 0.5f;
+    const double label = margin + std::normal_distribution<double>(0.0, 1.0)(random) > 0.0 ? 1.0 : -1.0;
+    chunks.back().add_row(label, columns.data(), values.data(), static_cast<std::int64_t>(columns.size()));
+  }
+  return Dataset(std::move(chunks), width);
+}
+
+// `data`'s rows with column used[j] stored as j, entries in their order.
+Dataset renumbered(const Dataset& data, const std::vector<std::int32_t>& used) {
+  std::vector<std::int32_t> place(static_cast<std::size_t>(data.n_features()), -1);
+  for (std::size_t j = 0; j < used.size(); ++j) place[static_cast<std::size_t>(used[j])] = static_cast<std::int32_t>(j);
+  return moved_columns(data, [&](std::int32_t j) { return place[static_cast<std::size_t>(j)]; },
+                       static_cast<std::int32_t>(used.size()));
+}
+
+TEST(CompactColumns, WideColumnsAreNumberedByTheirCountsWhereTheFrequentOnesAreSpread) {
+  const std::int32_t width = kHot + kCold + 5000;  // 5,000 columns empty
+  const Dataset spread_hot = wide_rows(false, width);
+  InMemorySource source(spread_hot);
+  const std::vector<std::int32_t> order = detail::fit_columns(source, 0, 2);
+  ASSERT_EQ(order.size(), static_cast<std::size_t>(kHot + kCold));
+  // The hot columns first, most used first, then the columns used once, ascending.
+  std::vector<std::int64_t> count(static_cast<std::size_t>(width), 0);
+  for (std::size_t c = 0; c < spread_hot.n_chunks(); ++c) {
+    const CsrView x = spread_hot.view(c);
+    for (std::int64_t e = 0; e < x.nnz(); ++e) ++count[static_cast<std::size_t>(x.col_indices[e])];
+  }
+  for (std::size_t j = 1; j < order.size(); ++j) {
+    const std::int64_t before = count[static_cast<std::size_t>(order[j - 1])], now = count[static_cast<std::size_t>(order[j])];
+    ASSERT_TRUE(before > now || (before == now && order[j - 1] < order[j])) << "place " << j;
+  }
+  EXPECT_GT(count[static_cast<std::size_t>(order[kHot - 1])], 1);
+  EXPECT_EQ(count[static_cast<std::size_t>(order[kHot])], 1);
+  // The same order whatever the threads that count.
+  EXPECT_EQ(detail::fit_columns(source, 0, 1), order);
+  EXPECT_EQ(detail::fit_columns(source, 0, 7), order);
+
+  // Each fit is the fit of the rows stored with their columns so numbered, bit
+  // for bit, with 0 in the empty columns.
+  const Dataset by_count = renumbered(spread_hot, order);
+  InMemorySource by_count_source(by_count);
+  EXPECT_TRUE(detail::fit_columns(by_count_source, 0, 2).empty());  // already in order, every column used
+  // One thread (two threads' steps on a shared w interleave differently from run
+  // to run on these rows), and the primal solver on two as well.
+  std::vector<Case> fits;
+  for (const Case& c : cases())
+    if (!c.regression && !c.three_classes) fits.push_back(c);
+  for (Case& c : fits) c.parameters.threads = 1;
+  fits.push_back(cases()[1]);
+  for (Case& c : fits) {
+    c.parameters.C = 0.1;
+    c.parameters.tol = 1e-4;
+    const Model wide = train(spread_hot, c.parameters).model;
+    const Model narrow = train(by_count, c.parameters).model;
+    ASSERT_EQ(wide.n_features, width) << c.what;
+    std::vector<double> expected_coef(static_cast<std::size_t>(width), 0.0);
+    for (std::size_t k = 0; k < order.size(); ++k) expected_coef[static_cast<std::size_t>(order[k])] = narrow.coef[k];
+    for (std::int32_t j = 0; j < width; ++j) {
+      const double expected = expected_coef[static_cast<std::size_t>(j)];
+      ASSERT_EQ(0, std::memcmp(&wide.coef[static_cast<std::size_t>(j)], &expected, sizeof(double)))
+          << c.what << " column " << j << ": " << wide.coef[static_cast<std::size_t>(j)] << " against " << expected;
+    }
+    EXPECT_EQ(wide.intercept, narrow.intercept) << c.what;
+  }
+}
+
+TEST(CompactColumns, ColumnsAlreadyNumberedByFrequencyKeepTheirOrder) {
+  // The frequent columns first (a text set's words numbered by frequency): the
+  // first kCachedColumns already hold what the most used would, and every
+  // column is used, so the fit runs on the rows as they are.
+  const Dataset hot_first = wide_rows(true, kHot + kCold);
+  InMemorySource source(hot_first);
+  EXPECT_TRUE(detail::fit_columns(source, 0, 2).empty());
+  // With a quarter of the columns empty, compacted in their order.
+  const Dataset with_empty = wide_rows(true, (kHot + kCold) * 4 / 3 + 100);
+  InMemorySource with_empty_source(with_empty);
+  const std::vector<std::int32_t> used = detail::fit_columns(with_empty_source, 0, 2);
+  ASSERT_EQ(used.size(), static_cast<std::size_t>(kHot + kCold));
+  for (std::size_t j = 0; j < used.size(); ++j) ASSERT_EQ(used[j], static_cast<std::int32_t>(j));
 }
 
 }  // namespace
