@@ -16,6 +16,7 @@ import os
 import pathlib
 import shlex
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -199,3 +200,14 @@ def scratch():
     generated files must not pile up as pytest's tmp_path keeps its last runs."""
     with tempfile.TemporaryDirectory(prefix="snapml-test-") as path:
         yield path
+
+
+@pytest.fixture
+def ctrl_c_handled():
+    """Python's Ctrl-C handler on SIGINT for the test, the previous one after it:
+    a shell starts a job in the background without job control with SIGINT
+    ignored, and Python then leaves it ignored, so a test that interrupts a fit
+    with SIGINT would see no KeyboardInterrupt however the fit checks for one."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)

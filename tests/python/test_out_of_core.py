@@ -221,7 +221,7 @@ def test_file_cut_while_streaming_names_the_chunk(small, monkeypatch):
     assert chunk >= 6
 
 
-def test_ctrl_c_interrupts_a_streamed_fit(tmp_path):
+def test_ctrl_c_interrupts_a_streamed_fit(tmp_path, ctrl_c_handled):
     rng = np.random.RandomState(0)
     X = sp.random(20000, 2000, density=0.01, format="csr", random_state=rng, dtype=np.float32)
     y = rng.randint(0, 2, X.shape[0])  # random labels: far from converging

@@ -96,7 +96,7 @@ def test_warm_start_needs_fewer_epochs(data):
     assert model.n_iter_[0] < first
 
 
-def test_ctrl_c_interrupts_a_long_fit():
+def test_ctrl_c_interrupts_a_long_fit(ctrl_c_handled):
     rng = np.random.RandomState(0)
     X = sp.random(20000, 2000, density=0.01, format="csr", random_state=rng, dtype=np.float32)
     y = rng.randint(0, 2, X.shape[0])  # random labels: far from converging
