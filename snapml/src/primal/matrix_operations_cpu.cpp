@@ -179,39 +179,59 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
   void hessian_block(const double* curvature, const std::int32_t* position, int size, double* out) override {
     const auto block = static_cast<std::size_t>(size);
     const std::int32_t bias_place = position[n_features_];
+    // The block's columns lie in [first, last] (the bias's weight aside): an entry
+    // outside is skipped without reading `position`. The block is the heaviest
+    // columns, which a wide set numbers first (compact_columns.h, columns by their
+    // counts): the rare columns' entries, whose places would be random reads
+    // over 4 bytes a column, then cost a comparison each.
+    std::int32_t first = n_features_, last = -1;
+    for (std::int32_t j = 0; j < n_features_; ++j)
+      if (position[j] >= 0) {
+        first = std::min(first, j);
+        last = std::max(last, j);
+      }
     std::int64_t offset = 0;
     const std::size_t packed = block * (block + 1) / 2;
     const std::size_t most_shares = std::max<std::size_t>(1, kHessianPartialBytes / (packed * sizeof(double)));
     sum_over_threads(out, packed, most_shares, [&](double* target, const CsrView& x, std::int64_t begin,
                                                    std::int64_t end) {
-      // The row's entries in the block, (place, value): few (the block's columns
-      // are the heaviest ones), so the pairs are added from this short list.
+      // A row's entries in the block, summed by place (a column repeated within
+      // the row once, with its values' sum: the same pairs' sum), then listed in
+      // increasing place from a bit per place. Every pair (a, b), b < a, then
+      // falls in place a's row of the triangle, with no comparison a pair (a row
+      // of a renumbered set lists its columns in the file's order, not the
+      // places': compact_columns.h).
+      std::vector<double> value_at(block, 0.0);
+      std::vector<std::uint64_t> touched((block + 63) / 64, 0);
       std::vector<std::pair<std::int32_t, double>> inside;
+      const auto mark = [&](std::int32_t place, double value) {
+        value_at[static_cast<std::size_t>(place)] += value;
+        touched[static_cast<std::size_t>(place) >> 6] |= std::uint64_t{1} << (place & 63);
+      };
       for (std::int64_t row = begin; row < end; ++row) {
         const double c = curvature[offset + row];
         if (c == 0.0) continue;
-        inside.clear();
         for (std::int64_t e = x.row_begin(row); e < x.row_end(row); ++e) {
-          const std::int32_t place = position[x.col_indices[e]];
-          if (place >= 0) inside.emplace_back(place, static_cast<double>(x.values[e]));
+          const std::int32_t column = x.col_indices[e];
+          if (column < first || column > last) continue;
+          const std::int32_t place = position[column];
+          if (place >= 0) mark(place, static_cast<double>(x.values[e]));
         }
-        if (bias_place >= 0) inside.emplace_back(bias_place, bias_value_);
-        // The common case (canonical CSR; places increase with the weights, the
-        // bias's last): each earlier entry's place is below this one's, so its
-        // pairs fall in this place's row of the triangle, no comparison a pair.
-        bool increasing = true;
-        for (std::size_t p = 1; p < inside.size() && increasing; ++p)
-          increasing = inside[p].first > inside[p - 1].first;
+        if (bias_place >= 0) mark(bias_place, bias_value_);
+        inside.clear();
+        for (std::size_t word = 0; word < touched.size(); ++word) {
+          for (std::uint64_t bits = touched[word]; bits != 0; bits &= bits - 1) {
+            const std::size_t place = word * 64 + static_cast<std::size_t>(__builtin_ctzll(bits));
+            inside.emplace_back(static_cast<std::int32_t>(place), value_at[place]);
+            value_at[place] = 0.0;
+          }
+          touched[word] = 0;
+        }
         for (std::size_t p = 0; p < inside.size(); ++p) {
           const double scaled = c * inside[p].second;
           const auto a = static_cast<std::size_t>(inside[p].first);
           double* triangle_row = target + a * (a + 1) / 2;
-          if (increasing) {
-            for (std::size_t q = 0; q < p; ++q) triangle_row[inside[q].first] += scaled * inside[q].second;
-          } else {
-            for (std::size_t q = 0; q < p; ++q)
-              add_pair(target, a, static_cast<std::size_t>(inside[q].first), scaled * inside[q].second);
-          }
+          for (std::size_t q = 0; q < p; ++q) triangle_row[inside[q].first] += scaled * inside[q].second;
           triangle_row[a] += scaled * inside[p].second;
         }
       }

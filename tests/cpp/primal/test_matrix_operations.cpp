@@ -4,6 +4,7 @@
 // several threads; hessian_block the whole of it on a block's weights.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -91,13 +92,15 @@ TEST(CpuMatrixOperations, HessianMatrixIsTheHessianProductsColumns) {
 
 // hessian_block is hessian_matrix on the block's weights, in the block's order:
 // with the intercept's weight inside the block and outside it, a column repeated
-// within a row, rows of zero curvature, and a row whose columns decrease.
+// within a row, rows of zero curvature, a row whose columns decrease, and places
+// out of the weights' order.
 TEST(CpuMatrixOperations, HessianBlockIsTheHessianMatrixOnItsWeights) {
   const Dataset rows_data = with_extra_rows(true);
   const auto bias = static_cast<std::int32_t>(rows_data.n_features());
   for (const int threads : {1, 3}) {
     for (const std::vector<std::int32_t>& weights :
-         {std::vector<std::int32_t>{1, 2, 4, 7}, std::vector<std::int32_t>{0, 3, 4, 9, bias}}) {
+         {std::vector<std::int32_t>{1, 2, 4, 7}, std::vector<std::int32_t>{0, 3, 4, 9, bias},
+          std::vector<std::int32_t>{bias, 7, 2, 9, 0}}) {
       InMemorySource source(rows_data);
       const auto operations = make_cpu_matrix_operations(source, rows_data.n_features(), 0.75, threads);
       ASSERT_TRUE(operations->forms_hessian_block());
@@ -115,7 +118,8 @@ TEST(CpuMatrixOperations, HessianBlockIsTheHessianMatrixOnItsWeights) {
       operations->hessian_block(curvature.data(), position.data(), static_cast<int>(size), block.data());
       for (std::size_t a = 0; a < size; ++a)
         for (std::size_t b = 0; b <= a; ++b) {
-          const auto j = static_cast<std::size_t>(weights[a]), k = static_cast<std::size_t>(weights[b]);
+          const auto j = static_cast<std::size_t>(std::max(weights[a], weights[b]));
+          const auto k = static_cast<std::size_t>(std::min(weights[a], weights[b]));
           const double expected = whole[j * (j + 1) / 2 + k];
           EXPECT_NEAR(block[a * (a + 1) / 2 + b], expected, 1e-12 * (1.0 + std::fabs(expected)))
               << "weights (" << j << ", " << k << "), " << threads << " threads";
