@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "../common/omp_threads.h"
+#include "../common/prefetch.h"
 #include "transposed_rows.h"
 #include "snapml/error.h"
 #include "snapml/impl/matrix_operations.h"
@@ -93,6 +94,7 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
       transposed_->add_times(w, K, out);
       return;
     }
+    const bool fetches = detail::prefetch_weights(n_weights());
     std::int64_t offset = 0;
     for_each_chunk([&](const CsrView& x) {
       double* chunk_out = out + static_cast<std::size_t>(offset) * K;
@@ -100,6 +102,9 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
       for (std::int64_t row = 0; row < x.n_rows; ++row) {
         double* target = chunk_out + static_cast<std::size_t>(row) * K;
         if (K == 1) {
+          if (fetches && row + detail::kRowsAhead < x.n_rows)
+            detail::prefetch_columns(x.col_indices, x.row_begin(row + detail::kRowsAhead),
+                                     x.row_end(row + detail::kRowsAhead), w, nullptr);
           target[0] = row_dot(x, row, w) + bias_value_ * bias_w[0];
           continue;
         }
@@ -129,7 +134,7 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
       const double c = curvature[index];
       factors[0] = c == 0.0 ? 0.0 : c * (row_dot(x, row, v) + bias_v);
       return factors[0] != 0.0;
-    });
+    }, v);
   }
 
   void hessian_diagonal(const double* curvature, double* out) override { hessian_diagonal_block(curvature, 1, out); }
@@ -311,16 +316,22 @@ SNAPML_OMP(parallel for num_threads(detail::threads_for(entries, threads_)) sche
 
   // out[j * K + k] = sum_i f_ik x_ij (with `squared`: f_ik x_ij^2), where
   // `factors(index, chunk, row, f)` writes row i's K factors into f and returns
-  // whether any is non-zero (a row of zeros is skipped).
+  // whether any is non-zero (a row of zeros is skipped). `gathered`: a vector of
+  // the weights the factors read at each entry's column (v in H v), or null; with
+  // K = 1 it is prefetched beside the sums where wide (prefetch.h).
   template <bool squared, typename Factors>
-  void accumulate(double* out, std::size_t K, const Factors& factors) {
+  void accumulate(double* out, std::size_t K, const Factors& factors, const double* gathered = nullptr) {
     const double bias_factor = squared ? bias_value_ * bias_value_ : bias_value_;
+    const bool fetches = K == 1 && detail::prefetch_weights(n_weights());
     std::int64_t offset = 0;
     sum_over_threads(out, n_weights() * K, [&](double* target, const CsrView& x, std::int64_t begin,
                                               std::int64_t end) {
       std::vector<double> f(K);
       double* bias_target = target + static_cast<std::size_t>(n_features_) * K;
       for (std::int64_t row = begin; row < end; ++row) {
+        if (fetches && row + detail::kRowsAhead < end)
+          detail::prefetch_columns(x.col_indices, x.row_begin(row + detail::kRowsAhead),
+                                   x.row_end(row + detail::kRowsAhead), gathered, target);
         if (!factors(offset + row, x, row, f.data())) continue;
         if (K == 1) {  // the scalar losses' products: no loop over K an entry
           const double f0 = f[0];

@@ -1,11 +1,14 @@
 // The CPU backend of the matrix-operations seam: hessian_diagonal is the diagonal
 // of the operator hessian_product applies (e_j . H e_j for every unit vector), and
 // hessian_matrix the whole of it, with the intercept's column, for one and
-// several threads; hessian_block the whole of it on a block's weights.
+// several threads; hessian_block the whole of it on a block's weights; the
+// products on a set wider than a core's cache, whose passes prefetch.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <random>
 #include <vector>
 
 #include "../fixtures/random_problem.h"
@@ -45,6 +48,80 @@ TEST(CpuMatrixOperations, HessianDiagonalIsTheDiagonalOfTheHessianProduct) {
       unit[j] = 0.0;
       EXPECT_NEAR(diagonal[j], column[j], 1e-12 * largest) << "weight " << j << ", " << threads << " threads";
     }
+  }
+}
+
+// A set of 2^18 columns (wider than prefetch.h's kPrefetchWeightsFrom), each
+// row a few of 64 frequent columns and rare ones past kPrefetchColumnsFrom, in
+// chunks of uneven rows: the passes that prefetch the rows kRowsAhead ahead
+// (margins, X^T d, H v, diag(H)) equal sums taken here entry by entry, for one
+// and three threads.
+TEST(CpuMatrixOperations, WideProductsEqualTheirSums) {
+  constexpr std::int32_t kColumns = std::int32_t{1} << 18;
+  constexpr double kBias = 0.75;
+  std::mt19937_64 random(5);
+  std::uniform_int_distribution<std::int32_t> frequent(0, 63), rare(std::int32_t{1} << 16, kColumns - 1);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<CsrChunk> chunks;
+  struct Entry {
+    std::int32_t column;
+    double value;
+  };
+  std::vector<std::vector<Entry>> rows;
+  for (int row = 0; row < 150; ++row) {
+    if (row % 37 == 0) chunks.emplace_back();
+    std::vector<std::int32_t> columns;
+    std::vector<float> values;
+    for (int e = 0; e < 12; ++e) {
+      columns.push_back(e % 3 == 0 ? rare(random) : frequent(random));
+      values.push_back(static_cast<float>(normal(random)));
+    }
+    rows.emplace_back();
+    for (std::size_t e = 0; e < columns.size(); ++e) rows.back().push_back({columns[e], values[e]});
+    chunks.back().add_row(row % 2 == 0 ? 1.0 : -1.0, columns.data(), values.data(),
+                          static_cast<std::int64_t>(columns.size()));
+  }
+  const Dataset data(std::move(chunks), kColumns);
+  const std::size_t width = std::size_t{kColumns} + 1;
+  std::vector<double> v(width), d(rows.size());
+  for (double& x : v) x = normal(random);
+  for (double& x : d) x = normal(random);
+  const std::vector<double> curvature = test_curvature(rows.size());
+  // The sums, entry by entry.
+  std::vector<double> margins(rows.size()), xtd(width, 0.0), hv(width, 0.0), diagonal(width, 0.0);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    double margin = kBias * v[width - 1];
+    for (const Entry& e : rows[i]) margin += e.value * v[static_cast<std::size_t>(e.column)];
+    margins[i] = margin;
+    for (const Entry& e : rows[i]) {
+      const auto j = static_cast<std::size_t>(e.column);
+      xtd[j] += d[i] * e.value;
+      hv[j] += curvature[i] * margin * e.value;
+      diagonal[j] += curvature[i] * e.value * e.value;
+    }
+    xtd[width - 1] += d[i] * kBias;
+    hv[width - 1] += curvature[i] * margin * kBias;
+    diagonal[width - 1] += curvature[i] * kBias * kBias;
+  }
+  for (const int threads : {1, 3}) {
+    InMemorySource source(data);
+    const auto operations = make_cpu_matrix_operations(source, kColumns, kBias, threads);
+    ASSERT_EQ(operations->n_weights(), width);
+    std::vector<double> got(width);
+    operations->margins(v.data(), got.data());
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      EXPECT_NEAR(got[i], margins[i], 1e-12 * (1.0 + std::fabs(margins[i]))) << "margin " << i << ", " << threads;
+    const auto compare = [&](const std::vector<double>& expected, const char* what) {
+      for (std::size_t j = 0; j < width; ++j)
+        ASSERT_NEAR(got[j], expected[j], 1e-12 * (1.0 + std::fabs(expected[j])))
+            << what << " weight " << j << ", " << threads << " threads";
+    };
+    operations->transpose_times(d.data(), got.data());
+    compare(xtd, "X^T d");
+    operations->hessian_product(curvature.data(), v.data(), got.data());
+    compare(hv, "H v");
+    operations->hessian_diagonal(curvature.data(), got.data());
+    compare(diagonal, "diag(H)");
   }
 }
 
