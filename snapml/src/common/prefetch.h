@@ -72,10 +72,10 @@ inline void prefetch_ahead(const std::int64_t* order, std::int64_t position, std
 // (snapml/src/train/compact_columns.h, or a set numbered so already), and the
 // first 2^16 of each vector (512 KiB) stay in a core's L2; only the rare
 // columns' lines, each a miss, are worth the prefetch's instruction. On the
-// generated 2M-row click log (2^20 columns, Newton -c 0.1, 2 threads) the fit took
-// 0.7-0.8 of its time; on a text-like set whose columns are already in that
-// order, prefetching every entry cost 5-10 % where the frequent ones are left out
-// (docs/benchmarks/primal.md, "Prefetching the rare columns").
+// generated 2M-row click log (2^20 columns, Newton, 2 threads) the fit took 0.74
+// (C = 0.1) and 0.81 (C = 1) of its time; a text-like set whose columns are
+// already in that order gained nothing, and prefetching its every entry
+// measured no better (docs/benchmarks/primal.md, "Prefetching the rare columns").
 inline constexpr std::int64_t kRowsAhead = 4;
 inline constexpr std::int32_t kPrefetchColumnsFrom = std::int32_t{1} << 16;
 

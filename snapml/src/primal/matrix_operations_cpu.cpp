@@ -26,8 +26,9 @@ bool strictly_increasing(const std::int32_t* begin, const std::int32_t* end) {
 // Adds the product of a row's entries at weights a and b (an earlier entry's b,
 // in any order) into the packed lower triangle `target` (entry (a, b), a >= b, at
 // a (a + 1) / 2 + b): a column repeated within the row lands on the diagonal from
-// both orders of the pair, so it counts twice there (hessian_matrix,
-// hessian_block).
+// both orders of the pair, so it counts twice there (hessian_matrix's rows
+// whose columns do not increase; hessian_block lists each row's places in order
+// instead).
 inline void add_pair(double* target, std::size_t a, std::size_t b, double product) {
   if (a > b)
     target[a * (a + 1) / 2 + b] += product;
