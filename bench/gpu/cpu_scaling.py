@@ -185,12 +185,13 @@ def side_by_side(tools, train_path, test_path, threads, ours_threads, work, dead
     for t, how in ours_threads:
         newton = how == "newton"
         solver = "0" if newton else "7"
-        label = f"-s {solver} -n {t}" + (f" --thread-updates {how}" if how and not newton else "")
+        updates = ["--thread-updates", how] if how and not newton else []
+        label = " ".join([f"-s {solver} -n {t}", *updates])
         for epochs in (5, 6, 7, 8, 10) if newton else (2, 3, 4, 5, 6, 8, 10, 12, 16, 24, 32):
             if left(deadline) < 15:
                 print(f"| ours {label} | {epochs} | skipped: deadline | | |")
                 return
-            extra = ["-e", "1e-9", "--max-iter", str(epochs)] + (["--thread-updates", how] if how and not newton else [])
+            extra = ["-e", "1e-9", "--max-iter", str(epochs)] + updates
             r = train(tools, train_path, t, extra, work, test=test_path, timeout=max(5, left(deadline) - 5),
                       solver=solver)
             if "error" in r:
