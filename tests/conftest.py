@@ -68,6 +68,17 @@ def load_dataset(name, n_features=None):
     return _cache[key]
 
 
+def int32_indices(X):
+    """A CSR copy with 32-bit indices: scikit-learn's liblinear and saga accept no
+    other, and its svmlight loader may give 64-bit ones."""
+    import numpy as np
+
+    X = X.tocsr(copy=True)
+    X.indices = X.indices.astype(np.int32)
+    X.indptr = X.indptr.astype(np.int32)
+    return X
+
+
 # ---- tools -------------------------------------------------------------------
 
 def cli_tool(name):

@@ -19,7 +19,7 @@ import os
 import numpy as np
 import pytest
 
-from conftest import check, dataset, load_dataset, ok, snap
+from conftest import check, dataset, int32_indices, load_dataset, ok, snap
 
 TOL = 1e-3
 THREADS = 16
@@ -53,11 +53,8 @@ def optimum(kind, X, y, C):
     if kind == "hinge":
         from sklearn.svm import LinearSVC
 
-        X32 = X.copy()
-        X32.indices = X32.indices.astype(np.int32)
-        X32.indptr = X32.indptr.astype(np.int32)
         model = LinearSVC(loss="hinge", dual=True, C=C, tol=1e-10, max_iter=1_000_000, fit_intercept=False)
-        model.fit(X32, y)
+        model.fit(int32_indices(X), y)
         return primal(kind, model.coef_.ravel(), X, y, C)
     from scipy.optimize import minimize
 

@@ -22,7 +22,7 @@ from sklearn.svm import LinearSVC
 
 from snap_ml import LogisticRegression, SupportVectorMachine
 
-from conftest import load_dataset
+from conftest import int32_indices, load_dataset
 
 
 def primal(model, X, y, C, loss):
@@ -37,14 +37,6 @@ def primal(model, X, y, C, loss):
         losses = np.maximum(0.0, 1.0 - margins) ** 2
     bias = model.intercept_[0] / model.intercept_scaling if model.fit_intercept else 0.0
     return C * losses.sum() + 0.5 * (np.dot(model.coef_.ravel(), model.coef_.ravel()) + bias**2)
-
-
-def int32_indices(X):
-    """scikit-learn's liblinear accepts only int32 indices; its loader may give int64."""
-    X = X.copy()
-    X.indices = X.indices.astype(np.int32)
-    X.indptr = X.indptr.astype(np.int32)
-    return X
 
 
 def split(name, **sizes):

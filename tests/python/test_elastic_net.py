@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pytest
 import sklearn.linear_model
-from conftest import dataset_path
+from conftest import dataset_path, int32_indices
 from sklearn.datasets import load_breast_cancer, load_svmlight_file
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import StandardScaler
@@ -48,10 +48,7 @@ def test_elastic_net_matches_sklearn_saga_run_to_convergence(l1_ratio, C):
 
 def _svmlight(name, rows):
     X, y = load_svmlight_file(str(dataset_path(name)))
-    X, y = X[:rows].tocsr(), y[:rows]
-    # scikit-learn's saga takes 32-bit indices only.
-    X.indices, X.indptr = X.indices.astype(np.int32), X.indptr.astype(np.int32)
-    return X, y
+    return int32_indices(X[:rows]), y[:rows]
 
 
 def free_objective(coef, intercept, X, y, C, l1_ratio):

@@ -11,7 +11,7 @@ the test within a minute: scikit-learn's lbfgs on the whole set takes minutes.
 import numpy as np
 import pytest
 
-from conftest import load_dataset
+from conftest import int32_indices, load_dataset
 
 ROWS = 3000
 TRAIN = 2400
@@ -29,9 +29,7 @@ def objective(X, y_index, coef, intercept, C):
 @pytest.fixture(scope="module")
 def news20_subset():
     X, y = load_dataset("news20.multiclass")
-    X = X[:ROWS].tocsr()
-    X.indices = X.indices.astype(np.int32)
-    X.indptr = X.indptr.astype(np.int32)
+    X = int32_indices(X[:ROWS])
     return X[:TRAIN], y[:TRAIN], X[TRAIN:], y[TRAIN:]
 
 
