@@ -119,3 +119,38 @@ def test_saga_leaves_the_intercept_free_and_liblinear_penalises_it():
         assert free.intercept_[0] == pytest.approx(log_odds, abs=1e-8)
     penalised = snap_ml.LogisticRegression(penalty="l1", C=1e-5, solver="liblinear").fit(X, y)
     assert np.all(penalised.coef_ == 0) and penalised.intercept_[0] == 0
+
+
+def penalised_l1_objective(model, X, y, C):
+    """LIBLINEAR's -s 6 objective: the intercept inside the L1 norm (the larger
+    label positive, as classes_[1])."""
+    margins = np.where(y == model.classes_[1], 1.0, -1.0) * (X @ model.coef_.ravel() + model.intercept_[0])
+    return C * np.sum(np.logaddexp(0, -margins)) + np.abs(model.coef_).sum() + abs(model.intercept_[0])
+
+
+# scikit-learn's liblinear stops its L1 fits on LIBLINEAR's rule, the summed
+# sub-gradient <= tol * max(min(#pos, #neg), 1) / l times the first; ours on the
+# same rule at the same tol takes about as many Newton steps and lands as near the
+# optimum. How many and how near varies with liblinear's random order (a9a's 5,000
+# rows: 16 to 18 steps; mushrooms: 6e-4 to 8e-3 above the optimum), so ours is
+# compared with the most of three seeds. At tol / 100 (as the L2 Newton fit is
+# asked) the first 5,000 rows of a9a at C = 100 took 83 steps and 5 s where
+# scikit-learn takes 18 and 0.15 s.
+@pytest.mark.parametrize("name, rows, C", [("a9a", 5000, 100.0), ("w8a", 20000, 1.0), ("mushrooms", 8124, 1.0)])
+def test_l1_by_liblinear_stops_where_sklearn_liblinear_stops(name, rows, C):
+    X, y = _svmlight(name, rows)
+    best = penalised_l1_objective(
+        snap_ml.LogisticRegression(penalty="l1", solver="liblinear", C=C, tol=1e-9, max_iter=3000).fit(X, y), X, y, C)
+    their_steps, their_excess = [], []
+    for seed in range(3):
+        theirs = sklearn.linear_model.LogisticRegression(penalty="l1", solver="liblinear", C=C, random_state=seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", (ConvergenceWarning, FutureWarning, UserWarning))
+            theirs.fit(X, y)
+        their_steps.append(theirs.n_iter_[0])
+        their_excess.append(penalised_l1_objective(theirs, X, y, C) / best - 1)
+    ours = snap_ml.LogisticRegression(penalty="l1", solver="liblinear", C=C).fit(X, y)
+    assert ours._tol() == 1e-4
+    assert ours.n_iter_[0] <= max(their_steps) + 6, (ours.n_iter_, their_steps)
+    ours_excess = penalised_l1_objective(ours, X, y, C) / best - 1
+    assert ours_excess <= max(2 * max(their_excess), 1e-6), (ours_excess, their_excess)

@@ -502,5 +502,9 @@ def test_only_the_newton_fit_tightens_tol():
     # Newton solver, the core's plan).
     assert snap_ml.LogisticRegression(tol=1e-4)._tol() == pytest.approx(1e-6)
     assert snap_ml.LogisticRegression(tol=1e-4, solver="liblinear", dual=True)._tol() == 1e-4
+    # Penalty l1 and the elastic net (newGLMNET) keep tol: LIBLINEAR's rule.
+    assert snap_ml.LogisticRegression(tol=1e-4, penalty="l1", solver="liblinear")._tol() == 1e-4
+    assert snap_ml.LogisticRegression(tol=1e-4, penalty="l1", solver="saga")._tol() == 1e-4
+    assert snap_ml.LogisticRegression(tol=1e-4, l1_ratio=0.5, solver="saga")._tol() == 1e-4
     assert snap_ml.LogisticRegression(tol=1e-4, device_ids=[0])._tol() == pytest.approx(1e-6)
     assert snap_ml.LogisticRegression(device_ids=[0])._problem(True) == snap_ml.LogisticRegression()._problem(False)

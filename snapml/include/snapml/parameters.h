@@ -84,8 +84,8 @@ inline constexpr double kIntMax = static_cast<double>(std::numeric_limits<int>::
   X(double, epsilon, 0.0, at_least(0.0), true, "", "squared loss: the insensitive zone (LIBLINEAR's -p)")            \
   X(double, tol, 1e-3, above(0.0), true, "-e,--tol",                                                                  \
     "stop when the duality gap P(w) - D(alpha) <= tol * P(w) (default 0.001); not LIBLINEAR's per-solver "            \
-    "criterion. L1 (-s 5, 6): when the summed minimum-norm sub-gradient is <= tol times the first epoch's, "          \
-    "LIBLINEAR's rule")                                                                                               \
+    "criterion. L1 (-s 5, 6): when the summed minimum-norm sub-gradient is <= tol times the first epoch's times "    \
+    "max(min(#pos, #neg), 1) / l (1 for regression), LIBLINEAR's rule")                                               \
   X(int, max_iter, 1000, closed(1.0, kIntMax), false, "--max-iter",                                                   \
     "most epochs per problem (default 1000; a resumed fit counts the epochs before its checkpoint)")
 

@@ -83,7 +83,8 @@ struct SolverParameters {
   double intercept_scaling = 0.0;  // value of the constant feature; 0: no intercept
   // Stop when P(w) - D(alpha) <= tol * P(w), checked after every round, or after
   // max_epochs local epochs. Penalty L1: when the epoch's summed minimum-norm
-  // sub-gradient is <= tol times the first epoch's (LIBLINEAR's rule).
+  // sub-gradient is <= tol times the first epoch's times max(min(#pos, #neg), 1) / l
+  // for classification (LIBLINEAR's rule, its scaling of -e included).
   double tol = 1e-3;
   int max_epochs = 1000;
   // CoCoA+: local epochs per communication round (H). Ignored with one rank.

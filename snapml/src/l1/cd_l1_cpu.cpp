@@ -36,7 +36,8 @@
 // the minimum-norm sub-gradient of F along j, v_j = |G + sign(w_j)| for w_j != 0
 // and max(0, |G| - 1) for w_j = 0, is summed over an epoch before each step; stop
 // when that sum is <= tol times the first epoch's (a warm start: times the sum at
-// w = 0, as its own first epoch may already be near 0). Shrinking (Yuan et al. 2010,
+// w = 0, as its own first epoch may already be near 0) times LIBLINEAR's factor
+// max(min(#pos, #neg), 1) / l (L1Data::stop_scale). Shrinking (Yuan et al. 2010,
 // section 6.1): a zero weight with |G| < 1 - M/l (M: the previous epoch's largest
 // violation, l: rows) leaves the active set; when the rule is met on a shrunk set,
 // every coordinate comes back and the epoch repeats.
@@ -260,7 +261,7 @@ FitResult CdL1CpuSolver::fit(ChunkSource& source, Communicator& communicator, So
 
     certificates.record(result, weights_);
 
-    if (violation <= parameters_.tol * first_violation) {
+    if (violation <= parameters_.tol * data_.stop_scale * first_violation) {
       if (active_size == n_columns) {
         result.converged = true;
         break;

@@ -19,7 +19,8 @@
 //     keeps H positive on empty columns) for the active columns; the minimum-norm
 //     sub-gradient v_j of F (|G_j + a sign(w_j)| for w_j != 0, max(0, |G_j| - a)
 //     at 0) is summed; pure L1 (b = 0) stops when that sum is <= tol times the
-//     first iteration's (w = 0's for a warm start), on the full set of columns (a
+//     first iteration's (w = 0's for a warm start) times LIBLINEAR's factor
+//     max(min(#pos, #neg), 1) / l (L1Data::stop_scale), on the full set of columns (a
 //     stop met on the shrunk set brings every column back and checks again,
 //     unlike LIBLINEAR). The elastic net (b > 0), which LIBLINEAR does not have,
 //     also needs its duality gap <= tol P(w), as the L2 solvers do: its dual needs
@@ -373,7 +374,7 @@ FitResult GlmnetCpuSolver::fit(ChunkSource& source, Communicator& communicator, 
       return gradient_pass<decltype(r)>(active_size, largest, shrink_margin);
     });
     if (first_violation < 0.0) first_violation = violation;
-    if (violation <= parameters_.tol * first_violation) {
+    if (violation <= parameters_.tol * data_.stop_scale * first_violation) {
       if (active_size == n_columns) {
         if (result.history.empty()) certificates.record(result, weights_);  // w = 0 (or the start) is optimal: certify it
         const EpochRecord& last = result.history.back();

@@ -32,6 +32,7 @@ L1Data read_l1_data(ChunkSource& source, const SolverParameters& parameters, boo
   data.targets.assign(classification ? 0 : static_cast<std::size_t>(n_rows), 0.0);
   std::vector<double> signs(static_cast<std::size_t>(n_rows), 1.0);
   std::vector<std::int64_t> counts(static_cast<std::size_t>(n_columns) + 1, 0);
+  std::int64_t positives = 0;
   std::int64_t offset = 0;
   CsrView x;
   source.reset();
@@ -41,8 +42,12 @@ L1Data read_l1_data(ChunkSource& source, const SolverParameters& parameters, boo
       const auto i = static_cast<std::size_t>(offset + row);
       const double y = targets.target(x.labels[row]);
       costs[i] = targets.cost(y, x.weight(row));
-      if (classification) signs[i] = y;
-      else data.targets[i] = y;
+      if (classification) {
+        signs[i] = y;
+        if (y > 0.0) ++positives;
+      } else {
+        data.targets[i] = y;
+      }
       if (!(costs[i] > 0.0)) continue;
       for (std::int64_t k = x.row_begin(row); k < x.row_end(row); ++k) ++counts[static_cast<std::size_t>(x.col_indices[k]) + 1];
       if (bias > 0.0) ++counts[static_cast<std::size_t>(n_columns)];
@@ -50,6 +55,10 @@ L1Data read_l1_data(ChunkSource& source, const SolverParameters& parameters, boo
     offset += x.n_rows;
   }
   require(offset == n_rows, "the chunk source returned fewer rows than it counts");
+  if (classification && n_rows > 0) {
+    const std::int64_t fewer = std::max<std::int64_t>(std::min(positives, n_rows - positives), 1);
+    data.stop_scale = static_cast<double>(fewer) / static_cast<double>(n_rows);
+  }
   for (std::size_t j = 1; j < counts.size(); ++j) counts[j] += counts[j - 1];
   columns.offsets = std::move(counts);
   const std::vector<std::int64_t>& starts = columns.offsets;

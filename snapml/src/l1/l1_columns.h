@@ -134,6 +134,12 @@ struct L1Data {
   Columns columns;
   std::vector<double> costs;    // C_i; 0: the row is absent from the columns
   std::vector<double> targets;  // y_i (regression only; empty for classification)
+  // The factor LIBLINEAR puts on eps for its L1 solvers (-s 5, -s 6; train_one's
+  // primal_solver_tol): max(min(#pos, #neg), 1) / l over every row, weighted or
+  // not; 1 for regression, which LIBLINEAR has no L1 solver for. The stopping
+  // rule is `violation <= tol * stop_scale * first violation`, so a -e (or
+  // scikit-learn's liblinear tol) means what it means to LIBLINEAR.
+  double stop_scale = 1.0;
   const double* target_data() const { return targets.empty() ? nullptr : targets.data(); }
 };
 

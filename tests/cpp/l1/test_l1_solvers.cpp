@@ -1,9 +1,11 @@
 // What both L1 solvers owe, one case per solver and loss: coordinate descent
 // (snapml/src/l1/cd_l1_cpu.cpp, test_cd_l1.cpp) and newGLMNET (glmnet_cpu.cpp,
 // test_glmnet.cpp) meet the KKT conditions of the weighted problem and report the
-// primal of their weights, and a fit started at its optimum stops at once.
+// primal of their weights, a fit started at its optimum stops at once, and their
+// stopping rule's tolerance is scaled as LIBLINEAR scales -e.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -11,7 +13,9 @@
 #include "../fixtures/fit_once.h"
 #include "../fixtures/random_problem.h"
 #include "../fixtures/references.h"
+#include "../../../snapml/src/l1/l1_columns.h"
 #include "l1_references.h"
+#include "snapml/chunk_source.h"
 #include "snapml/dataset.h"
 #include "snapml/solver.h"
 
@@ -118,5 +122,39 @@ INSTANTIATE_TEST_SUITE_P(EverySolver, L1WarmStart, ::testing::ValuesIn(kWarmStar
                          [](const ::testing::TestParamInfo<WarmStartCase>& info) {
                            return std::string(info.param.name);
                          });
+
+// LIBLINEAR's train_one gives its L1 solvers eps * max(min(#pos, #neg), 1) / l,
+// so -e (and scikit-learn's liblinear tol) means a stricter rule the rarer a
+// class: read_l1_data's stop_scale is that factor over every row, a zero-cost row
+// included (LIBLINEAR counts it), and 1 for regression.
+TEST(L1StopRule, ScalesTolAsLibLinearDoes) {
+  RandomProblemOptions o;
+  o.sample_weights = true;
+  const Dataset data = random_problem(o);
+  std::int64_t positives = 0;
+  for (double label : data.labels()) positives += label > 0.0 ? 1 : 0;
+  const std::int64_t rows = data.n_rows();
+  ASSERT_GT(positives, 0);
+  ASSERT_LT(positives, rows);
+  SolverParameters p = tight_l1(LossKind::Logistic, 1.0, 1.0, 10);
+  p.positive_label = 1.0;
+  InMemorySource source(data);
+  EXPECT_DOUBLE_EQ(detail::read_l1_data(source, p, false).stop_scale,
+                   static_cast<double>(std::min(positives, rows - positives)) / static_cast<double>(rows));
+
+  // One class only: LIBLINEAR's max(..., 1).
+  RandomProblemOptions one_class = o;
+  one_class.negative_label = 1.0;
+  const Dataset same = random_problem(one_class);
+  InMemorySource same_source(same);
+  EXPECT_DOUBLE_EQ(detail::read_l1_data(same_source, p, false).stop_scale, 1.0 / static_cast<double>(same.n_rows()));
+
+  RandomProblemOptions regression = o;
+  regression.regression = true;
+  const Dataset lasso = random_problem(regression);
+  InMemorySource lasso_source(lasso);
+  EXPECT_DOUBLE_EQ(detail::read_l1_data(lasso_source, tight_l1(LossKind::Squared, 1.0, 1.0, 10), false).stop_scale,
+                   1.0);
+}
 
 }  // namespace
