@@ -139,8 +139,12 @@ TEST(L1StopRule, ScalesTolAsLibLinearDoes) {
   SolverParameters p = tight_l1(LossKind::Logistic, 1.0, 1.0, 10);
   p.positive_label = 1.0;
   InMemorySource source(data);
-  EXPECT_DOUBLE_EQ(detail::read_l1_data(source, p, false).stop_scale,
-                   static_cast<double>(std::min(positives, rows - positives)) / static_cast<double>(rows));
+  const double expected = static_cast<double>(std::min(positives, rows - positives)) / static_cast<double>(rows);
+  EXPECT_DOUBLE_EQ(detail::read_l1_data(source, p, false).stop_scale, expected);
+  // The negative rows at cost 0 (absent from the columns) still count.
+  p.class_weight_negative = 0.0;
+  EXPECT_DOUBLE_EQ(detail::read_l1_data(source, p, false).stop_scale, expected);
+  p.class_weight_negative = 1.0;
 
   // One class only: LIBLINEAR's max(..., 1).
   RandomProblemOptions one_class = o;
