@@ -111,8 +111,10 @@ struct SolverParameters {
   // path and stops where it would have (the GPU backend's certificate also lowers
   // the hinge's smoothing and keeps the best dual point: cuda/src/dual/
   // hybrid_backend.h, so there its path may change, every record still exact).
-  // Each epoch costs one more pass over the rows. The other solvers record every
-  // iteration anyway.
+  // Each epoch costs one more pass over the rows. L1 coordinate descent likewise
+  // (without it: after the first and last epochs and once the epochs between have
+  // read ten times a certificate's non-zeros, cd_l1_cpu.cpp). The other solvers
+  // record every iteration anyway.
   bool certify_every_epoch = false;
   // Called with each record as it is added to FitResult::history (progress
   // displays); empty: no call. The dual solvers certify after the epochs

@@ -42,12 +42,21 @@
 // violation, l: rows) leaves the active set; when the rule is met on a shrunk set,
 // every coordinate comes back and the epoch repeats.
 //
-// Certificate: after every epoch objectives.cpp's l1_objectives evaluates P(w) and
-// the dual-scaling point from the source itself (independent of the incremental
-// margins here); FitResult::history records P(w), the best dual value so far and
-// their gap, and state.alpha returns that best dual point. The gap is a bound to
-// read, not the stopping rule: it stays loose while any |G_j| is well above 1
-// (the scaling divides every theta_i by the largest), and tightens near w*.
+// Certificate: objectives.cpp's l1_objectives evaluates P(w) and the dual-scaling
+// point from the source itself (independent of the incremental margins here);
+// FitResult::history records P(w), the best dual value so far and their gap, and
+// state.alpha returns that best dual point. The gap is a bound to read, not the
+// stopping rule: it stays loose while any |G_j| is well above 1 (the scaling
+// divides every theta_i by the largest), and tightens near w*. It is two passes
+// over every row, where an epoch passes over the active columns only (a few once
+// shrinking has set the zeros aside), so it is taken after the first epoch, the
+// last, and in between once the epochs since the previous one have read at least
+// kEpochWorkPerCertificate times its non-zeros (about a tenth of the fit's time
+// at most: after every epoch it was a third of the time on a9a's 5,000 rows,
+// docs/benchmarks/primal.md "L1 coordinate descent: the certificate's share and
+// the column pass"). The cadence counts non-zeros, not seconds, so a seed
+// still gives one history; certify_every_epoch (snap-train --history) asks for a
+// record after every epoch.
 //
 // Memory: fit() builds a column-major (CSC) copy of the rows once (l1_columns.h)
 // and 8 bytes a row for the margins.
@@ -84,6 +93,9 @@ constexpr double kArmijoSigma = 0.01;  // Yuan et al. 2010's sigma
 constexpr int kMaxHalvings = 20;
 constexpr double kSmallestStep = 1e-12;  // |d| below this: nothing to gain
 constexpr double kCurvatureFloor = 1e-12;
+// A certificate reads every non-zero twice; the epochs between two read at least
+// this many times as many (see the top of the file).
+constexpr double kEpochWorkPerCertificate = 10.0;
 
 class CdL1CpuSolver final : public Solver {
  public:
@@ -100,7 +112,7 @@ class CdL1CpuSolver final : public Solver {
  private:
   void initialise(SolverState& state);
   template <typename Rows>
-  double epoch(std::int64_t& active_size, double& largest_violation);
+  double epoch(std::int64_t& active_size, double& largest_violation, std::int64_t& nonzeros_read);
   template <typename Rows>
   void step(std::int64_t column, double gradient, double curvature);
 
@@ -177,9 +189,10 @@ void CdL1CpuSolver::step(std::int64_t column, double gradient, double curvature)
 }
 
 // One pass over the active columns in a fresh random order. Returns the summed
-// violation; shrinks the active set in place.
+// violation; shrinks the active set in place; adds the non-zeros it read to
+// nonzeros_read.
 template <typename Rows>
-double CdL1CpuSolver::epoch(std::int64_t& active_size, double& largest_violation) {
+double CdL1CpuSolver::epoch(std::int64_t& active_size, double& largest_violation, std::int64_t& nonzeros_read) {
   detail::shuffle(order_.data(), active_size, random_);
   const double shrink_margin = previous_largest_ / static_cast<double>(std::max<std::int64_t>(n_rows_, 1));
   const std::int32_t* rows = columns_.rows.data();
@@ -191,16 +204,32 @@ double CdL1CpuSolver::epoch(std::int64_t& active_size, double& largest_violation
   largest_violation = 0.0;
   for (std::int64_t position = 0; position < active_size; ++position) {
     const std::int64_t column = order_[static_cast<std::size_t>(position)];
-    double gradient = 0.0;
-    double curvature = 0.0;
-    for (std::int64_t k = columns_.offsets[column]; k < columns_.offsets[column + 1]; ++k) {
-      const std::int32_t i = rows[k];
-      double first, second;
-      Rows::derivatives(m[i], target<Rows>(t, i), costs[i], first, second);
+    nonzeros_read += columns_.offsets[column + 1] - columns_.offsets[column];
+    // Two pairs of sums, the even and the odd non-zeros: one pair's additions wait
+    // on each other (their latency, not the loads, bounds a column's pass).
+    double gradient = 0.0, gradient_odd = 0.0;
+    double curvature = 0.0, curvature_odd = 0.0;
+    const std::int64_t end = columns_.offsets[column + 1];
+    std::int64_t k = columns_.offsets[column];
+    for (; k + 1 < end; k += 2) {
+      double first, second, first_odd, second_odd;
+      Rows::derivatives(m[rows[k]], target<Rows>(t, rows[k]), costs[rows[k]], first, second);
+      Rows::derivatives(m[rows[k + 1]], target<Rows>(t, rows[k + 1]), costs[rows[k + 1]], first_odd, second_odd);
       const double value = values[k];
+      const double value_odd = values[k + 1];
       gradient += value * first;
       curvature += value * value * second;
+      gradient_odd += value_odd * first_odd;
+      curvature_odd += value_odd * value_odd * second_odd;
     }
+    if (k < end) {
+      double first, second;
+      Rows::derivatives(m[rows[k]], target<Rows>(t, rows[k]), costs[rows[k]], first, second);
+      gradient += values[k] * first;
+      curvature += static_cast<double>(values[k]) * values[k] * second;
+    }
+    gradient += gradient_odd;
+    curvature += curvature_odd;
     const double scale = columns_.scale[static_cast<std::size_t>(column)];
     gradient *= scale;
     curvature = std::max(curvature * scale * scale, kCurvatureFloor);
@@ -251,17 +280,28 @@ FitResult CdL1CpuSolver::fit(ChunkSource& source, Communicator& communicator, So
   if (warm) {
     first_violation = with_l1_rows(parameters_.loss, [&](auto rows) { return detail::l1_violation_at_zero<decltype(rows)>(data_, 1.0); });
   }
+  // What a certificate reads: every non-zero twice (the margins, then X^T theta).
+  const double certificate_work = 2.0 * static_cast<double>(columns_.offsets[n_columns]);
+  std::int64_t read_since_certificate = 0;
   FitResult result;
   while (result.epochs < parameters_.max_epochs) {
     double largest = 0.0;
     double violation = 0.0;
-    violation = with_l1_rows(parameters_.loss, [&](auto rows) { return epoch<decltype(rows)>(active_size, largest); });
+    violation = with_l1_rows(parameters_.loss, [&](auto rows) {
+      return epoch<decltype(rows)>(active_size, largest, read_since_certificate);
+    });
     if (first_violation < 0.0) first_violation = violation;
     ++result.epochs;
 
-    certificates.record(result, weights_);
+    const bool met = violation <= parameters_.tol * data_.stop_scale * first_violation;
+    const bool last = (met && active_size == n_columns) || result.epochs == parameters_.max_epochs;
+    if (parameters_.certify_every_epoch || result.epochs == 1 || last ||
+        static_cast<double>(read_since_certificate) >= kEpochWorkPerCertificate * certificate_work) {
+      certificates.record(result, weights_);
+      read_since_certificate = 0;
+    }
 
-    if (violation <= parameters_.tol * data_.stop_scale * first_violation) {
+    if (met) {
       if (active_size == n_columns) {
         result.converged = true;
         break;

@@ -44,9 +44,12 @@ struct SquaredHingeRows {  // C max(0, 1 - m)^2
   static constexpr bool kUsesTarget = false;
   static constexpr double kCurvatureBound = 2.0;
   static void derivatives(double m, double, double C, double& first, double& second) {
-    const double slack = 1.0 - m;
-    first = slack > 0.0 ? -2.0 * C * slack : 0.0;
-    second = slack > 0.0 ? 2.0 * C : 0.0;  // generalised Hessian (Mangasarian 2002)
+    // Branch-free: whether a row is inside the margin follows no pattern along a
+    // column, and a mispredicted branch a non-zero cost coordinate descent more
+    // than the arithmetic (docs/benchmarks/primal.md, "L1 coordinate descent").
+    const double slack = std::max(0.0, 1.0 - m);
+    first = -2.0 * C * slack;
+    second = 2.0 * C * static_cast<double>(slack > 0.0);  // generalised Hessian (Mangasarian 2002)
   }
   static double change(double m, double, double C, double delta) {
     const double before = std::max(0.0, 1.0 - m);

@@ -111,7 +111,8 @@ TEST(CdL1Cpu, RecordedGapIsNonNegativeAndShrinks) {
   r.regression = true;
   const Dataset regression = random_problem(r);
   for (LossKind loss : {LossKind::Logistic, LossKind::SquaredHinge, LossKind::Squared}) {
-    const SolverParameters p = tight(loss, loss == LossKind::Squared ? 0.05 : 0.5);
+    SolverParameters p = tight(loss, loss == LossKind::Squared ? 0.05 : 0.5);
+    p.certify_every_epoch = true;  // every epoch's record checked, not the cadence's few
     const Fit ours = fit(loss == LossKind::Squared ? regression : data, p);
     ASSERT_TRUE(ours.result.converged) << loss_name(loss);
     const std::vector<EpochRecord>& history = ours.result.history;
@@ -129,6 +130,42 @@ TEST(CdL1Cpu, RecordedGapIsNonNegativeAndShrinks) {
     const Eigen::VectorXd coefficient = loss == LossKind::Squared ? Eigen::VectorXd::Ones(theta.size()) : problem.y;
     EXPECT_LE((problem.x.transpose() * theta.cwiseProduct(coefficient)).lpNorm<Eigen::Infinity>(), 1.0 + 1e-12);
   }
+}
+
+// The certificate reads every row twice, an epoch only the active columns: it is
+// taken after the first epoch, the last, and once the epochs since the previous
+// have read ten times its non-zeros (cd_l1_cpu.cpp), not after every epoch.
+TEST(CdL1Cpu, CertifiesTheFirstAndLastEpochsAndOnACadenceBetween) {
+  const Dataset data = random_problem({});
+  for (LossKind loss : {LossKind::Logistic, LossKind::SquaredHinge}) {
+    const SolverParameters p = tight(loss, 0.5);
+    const Fit ours = fit(data, p);
+    ASSERT_TRUE(ours.result.converged) << loss_name(loss);
+    const std::vector<EpochRecord>& history = ours.result.history;
+    ASSERT_GE(ours.result.epochs, 12) << loss_name(loss);
+    ASSERT_GE(history.size(), 2u) << loss_name(loss);
+    EXPECT_EQ(history.front().epoch, 1) << loss_name(loss);
+    EXPECT_EQ(history.back().epoch, ours.result.epochs) << loss_name(loss);
+    // Each epoch reads at most every non-zero once, so at most one certificate
+    // in twenty epochs past the first.
+    EXPECT_LE(history.size(), 2u + static_cast<std::size_t>(ours.result.epochs) / 20) << loss_name(loss);
+    for (std::size_t k = 1; k < history.size(); ++k) EXPECT_GT(history[k].epoch, history[k - 1].epoch);
+  }
+  // A fit stopped by max_epochs is certified at its last epoch too.
+  SolverParameters capped = tight(LossKind::Logistic, 0.5);
+  capped.max_epochs = 9;
+  const Fit stopped = fit(data, capped);
+  ASSERT_FALSE(stopped.result.converged);
+  ASSERT_FALSE(stopped.result.history.empty());
+  EXPECT_EQ(stopped.result.history.back().epoch, 9);
+  // certify_every_epoch (snap-train --history) records every epoch, on the same path.
+  SolverParameters every = tight(LossKind::SquaredHinge, 0.5);
+  every.certify_every_epoch = true;
+  const Fit recorded = fit(data, every);
+  ASSERT_EQ(recorded.result.history.size(), static_cast<std::size_t>(recorded.result.epochs));
+  for (std::size_t k = 0; k < recorded.result.history.size(); ++k)
+    EXPECT_EQ(recorded.result.history[k].epoch, static_cast<int>(k) + 1);
+  EXPECT_EQ(recorded.state.weights, fit(data, tight(LossKind::SquaredHinge, 0.5)).state.weights);
 }
 
 TEST(CdL1Cpu, ReproducibleForASeed) {
