@@ -74,9 +74,9 @@ void check_interrupt(int) {
   throw_if_interrupted();
 }
 
-// Called with every certificate (TrainParameters::on_epoch; the solvers without
-// rounds, penalty l1, certify after every iteration): the same check, and the
-// progress line when verbose.
+// Called with every certificate (TrainParameters::on_epoch; newGLMNET, which has
+// no rounds, certifies after every iteration): the same check, and the progress
+// line when verbose.
 std::function<void(int, const EpochRecord&)> interruptible_progress(bool verbose) {
   return [verbose](int problem, const EpochRecord& record) {
     py::gil_scoped_acquire acquire;

@@ -127,7 +127,8 @@ struct SolverParameters {
   // (Newton iterations) a resumed fit has done already; the fit's count, its
   // max_epochs budget and the logistic step's schedule go on from there.
   // `on_progress`, when set, is called between rounds (after every round of the
-  // dual solvers, every accepted step of the Newton solver) with the epochs done
+  // dual solvers, every accepted step of the Newton solver, every epoch of L1
+  // coordinate descent) with the epochs done
   // and a function that gives the state a resumed fit starts from: the dual
   // solvers' alpha (w = w(alpha) is recomputed on resume, so any saved alpha is
   // a valid start), the Newton solver's weights. Calling it costs a copy; the

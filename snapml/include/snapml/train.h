@@ -45,8 +45,9 @@ struct TrainParameters {
   // problem's index (its row in the model) and the record, e.g. for a progress display. One-vs-rest
   // problems run in parallel, so calls may come from several threads at once.
   std::function<void(int problem, const EpochRecord& record)> on_epoch;
-  // Called between rounds of every problem (after every epoch of the dual solvers,
-  // every accepted Newton step; SolverParameters::on_progress) with the problem's
+  // Called between rounds of every problem (after every epoch of the dual solvers
+  // and of L1 coordinate descent, every accepted Newton step;
+  // SolverParameters::on_progress; newGLMNET certifies every iteration) with the problem's
   // index. It may throw to stop the fit: Python's Ctrl-C check is here, since
   // certificates (on_epoch) come only after the epochs certificate_schedule.h names.
   // From several threads at once, like on_epoch.

@@ -300,6 +300,15 @@ FitResult CdL1CpuSolver::fit(ChunkSource& source, Communicator& communicator, So
       certificates.record(result, weights_);
       read_since_certificate = 0;
     }
+    // Between epochs, as the other solvers between rounds: Python's Ctrl-C check
+    // (TrainParameters::on_round), which the cadence's few certificates would
+    // leave many epochs apart.
+    if (parameters_.on_progress)
+      parameters_.on_progress(result.epochs, [this] {
+        SolverState now;
+        now.weights = weights_;
+        return now;
+      });
 
     if (met) {
       if (active_size == n_columns) {

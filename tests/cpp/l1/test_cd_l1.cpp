@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "../fixtures/random_problem.h"
 #include "l1_references.h"
@@ -158,6 +160,17 @@ TEST(CdL1Cpu, CertifiesTheFirstAndLastEpochsAndOnACadenceBetween) {
   ASSERT_FALSE(stopped.result.converged);
   ASSERT_FALSE(stopped.result.history.empty());
   EXPECT_EQ(stopped.result.history.back().epoch, 9);
+  // Between every two epochs on_progress is called (Python's Ctrl-C check), with
+  // the weights so far.
+  SolverParameters watched = tight(LossKind::SquaredHinge, 0.5);
+  std::vector<int> progress;
+  watched.on_progress = [&](int epochs, const std::function<SolverState()>& snapshot) {
+    progress.push_back(epochs);
+    EXPECT_EQ(snapshot().weights.size(), static_cast<std::size_t>(data.n_features()) + 1);
+  };
+  const Fit seen = fit(data, watched);
+  ASSERT_EQ(progress.size(), static_cast<std::size_t>(seen.result.epochs));
+  for (std::size_t k = 0; k < progress.size(); ++k) EXPECT_EQ(progress[k], static_cast<int>(k) + 1);
   // certify_every_epoch (snap-train --history) records every epoch, on the same path.
   SolverParameters every = tight(LossKind::SquaredHinge, 0.5);
   every.certify_every_epoch = true;
