@@ -47,9 +47,9 @@ struct SquaredHingeRows {  // C max(0, 1 - m)^2
     // Branch-free: whether a row is inside the margin follows no pattern along a
     // column, and a mispredicted branch a non-zero cost coordinate descent more
     // than the arithmetic (docs/benchmarks/primal.md, "L1 coordinate descent").
-    const double slack = std::max(0.0, 1.0 - m);
-    first = -2.0 * C * slack;
-    second = 2.0 * C * static_cast<double>(slack > 0.0);  // generalised Hessian (Mangasarian 2002)
+    const double inside = static_cast<double>(m < 1.0);  // 1 inside the margin, else 0
+    second = 2.0 * C * inside;  // generalised Hessian (Mangasarian 2002)
+    first = -second * (1.0 - m);
   }
   static double change(double m, double, double C, double delta) {
     const double before = std::max(0.0, 1.0 - m);
