@@ -204,30 +204,26 @@ double CdL1CpuSolver::epoch(std::int64_t& active_size, double& largest_violation
   largest_violation = 0.0;
   for (std::int64_t position = 0; position < active_size; ++position) {
     const std::int64_t column = order_[static_cast<std::size_t>(position)];
-    nonzeros_read += columns_.offsets[column + 1] - columns_.offsets[column];
+    std::int64_t k = columns_.offsets[column];
+    const std::int64_t end = columns_.offsets[column + 1];
+    nonzeros_read += end - k;
     // Two pairs of sums, the even and the odd non-zeros: one pair's additions wait
     // on each other (their latency, not the loads, bounds a column's pass).
     double gradient = 0.0, gradient_odd = 0.0;
     double curvature = 0.0, curvature_odd = 0.0;
-    const std::int64_t end = columns_.offsets[column + 1];
-    std::int64_t k = columns_.offsets[column];
-    for (; k + 1 < end; k += 2) {
-      double first, second, first_odd, second_odd;
-      Rows::derivatives(m[rows[k]], target<Rows>(t, rows[k]), costs[rows[k]], first, second);
-      Rows::derivatives(m[rows[k + 1]], target<Rows>(t, rows[k + 1]), costs[rows[k + 1]], first_odd, second_odd);
-      const double value = values[k];
-      const double value_odd = values[k + 1];
-      gradient += value * first;
-      curvature += value * value * second;
-      gradient_odd += value_odd * first_odd;
-      curvature_odd += value_odd * value_odd * second_odd;
-    }
-    if (k < end) {
+    const auto add = [&](std::int64_t nonzero, double& into_gradient, double& into_curvature) {
+      const std::int32_t i = rows[nonzero];
       double first, second;
-      Rows::derivatives(m[rows[k]], target<Rows>(t, rows[k]), costs[rows[k]], first, second);
-      gradient += values[k] * first;
-      curvature += static_cast<double>(values[k]) * values[k] * second;
+      Rows::derivatives(m[i], target<Rows>(t, i), costs[i], first, second);
+      const double value = values[nonzero];
+      into_gradient += value * first;
+      into_curvature += value * value * second;
+    };
+    for (; k + 1 < end; k += 2) {
+      add(k, gradient, curvature);
+      add(k + 1, gradient_odd, curvature_odd);
     }
+    if (k < end) add(k, gradient, curvature);
     gradient += gradient_odd;
     curvature += curvature_odd;
     const double scale = columns_.scale[static_cast<std::size_t>(column)];
