@@ -115,9 +115,17 @@ def scaling_table(tools, data, rows, work, deadline, label):
         if base is None:
             base = r
         base_per = base["seconds"] / base["epochs"]
-        print(f"| {t} | {how or 'auto'} ({'replicas' if 'replica' in r['line'] else 'shared'}) | {r['epochs']} | "
+        print(f"| {t} | {how or 'auto'} ({sharing(r['line'])}) | {r['epochs']} | "
               f"{r['seconds']:.2f} | {per:.3f} | {base_per / per:.1f}x | {base['seconds'] / r['seconds']:.1f}x |",
               flush=True)
+
+
+def sharing(line):
+    """How the fit's threads shared w, from snap-train's last line: "4 replicas"
+    (Auto's team may be fewer than the threads: thread_updates.h, replica_team)
+    or "shared"."""
+    team = re.search(r"(\d+) threads, each on a replica", line)
+    return f"{team.group(1)} replicas" if team else "shared"
 
 
 def small_sets(tools, folder, threads, work, deadline):

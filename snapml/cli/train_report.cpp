@@ -129,8 +129,13 @@ void print_summary(const TrainResult& result, const TrainParameters& parameters,
   // Which way the threads shared w is a choice of Auto's (thread_updates.h) that
   // changes the epochs: said when it is not the shared w.
   int replicas = 0;
-  for (const FitResult& fit : result.fits) replicas = std::max(replicas, fit.replicas);
+  double overlap = -1.0;
+  for (const FitResult& fit : result.fits) {
+    replicas = std::max(replicas, fit.replicas);
+    overlap = std::max(overlap, fit.row_overlap);
+  }
   if (replicas > 0) out << "; " << replicas << " threads, each on a replica of w";
+  if (replicas > 0 && overlap >= 0.0) out << printf_string(" (a team sized by the rows' overlap %.2f)", overlap);
   out << "\n";
   const char* rule = l1 ? "the sub-gradient rule" : (gradient_rule ? "the gradient rule" : "the duality gap");
   const std::size_t at_max_iter = unconverged - stopped_early;

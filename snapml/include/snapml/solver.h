@@ -165,6 +165,9 @@ struct FitResult {
   // The CPU SDCA solver with several threads: the replicas of w they stepped on
   // (one per thread; snapml/thread_updates.h), 0 when they shared one w.
   int replicas = 0;
+  // Where Auto sized the replicas' team (thread_updates.h, replica_team): the rows'
+  // overlap rho it was sized by (snapml/src/dual/threads/row_overlap.h); else -1.
+  double row_overlap = -1.0;
   // CoCoA+ rounds (merges of the workers' changes; snapml/impl/cocoa_round.h) with
   // several workers, 0 with one.
   int rounds = 0;

@@ -36,7 +36,9 @@
 // SySCD's replication with dynamic re-partitioning (Ioannou, Mendler-Dunner &
 // Parnell, NeurIPS 2019, arXiv 1911.07722, sections 3.2-3.3). It costs a copy of
 // w per thread, the merges, and epochs where the threads' changes overlap (sigma'
-// > 1 shortens every step).
+// > 1 shortens every step): past two threads Auto's team is therefore sized by
+// that overlap (replica_team below), and the other threads run only the passes
+// over all rows.
 #pragma once
 
 #include <cstdint>
@@ -167,6 +169,24 @@ struct ReplicaProblem {
 // CoCoA+ round moves w after the pass whose projected gradients shrinking
 // trusts); Auto by the rule above.
 bool use_replicas(ThreadUpdates updates, int threads, const ReplicaProblem& problem);
+
+// How many of `threads` threads step as replica workers, past two (Auto only;
+// replicas asked for by name are every thread). T workers take about beta(T) =
+// 1 + (T - 1) rho times one thread's epochs (rho the rows' overlap,
+// snapml/src/dual/threads/row_overlap.h), and an epoch of T workers takes
+// (1 + kReplicaWorkerCost (T - 1)) / T of one thread's time, so the fit's time is
+// about f(T) = beta(T) (1 + kReplicaWorkerCost (T - 1)) / T of one thread's; the
+// team is the T in [kSharedSkewedMaxThreads, threads] where f is least (the
+// smaller on a tie). The other threads run the passes over all rows (the
+// certificate, the merges). kReplicaWorkerCost fits the 2M-row click log's epochs
+// on the lent 16-core machine (0.244, 0.155, 0.112 s at 4, 8, 16 replicas, one
+// thread 0.742: 3.0x, 4.8x, 6.6x; the model gives 3.1x, 4.8x, 6.6x), where
+// its fits took 5.12, 5.44 and 6.17 s (one thread 8.16 s; device run of
+// 2026-11-27, docs/benchmarks/threads.md, "16 cores"): the smallest of those
+// teams was the fastest, as f says (rho 0.41: f 0.71, 0.80, 1.07). The team
+// for rho 0.41 is 4, a9a's 0.49 3, w8a's 0.26 5, news20 binary's 0.04 16.
+inline constexpr double kReplicaWorkerCost = 0.095;
+int replica_team(int threads, double overlap);
 
 // The divergence guard's remedy for threads sharing w (RoundBackend::
 // reduce_concurrency, snapml/src/dual/divergence_guard.h): their reads are stale

@@ -48,6 +48,7 @@
 #include "../common/omp_threads.h"
 #include "../common/prefetch.h"
 #include "sdca_cpu.h"
+#include "threads/row_overlap.h"
 #include "snapml/impl/dual_start.h"
 #include "snapml/impl/huge_pages.h"
 #include "snapml/thread_updates.h"
@@ -91,6 +92,12 @@ void SdcaCpuSolver::prepare(ChunkSource& source, Communicator& communicator) {
   const bool counts_columns = threads_ > 1 && parameters_.thread_updates != ThreadUpdates::Replicas;
   detail::ColumnCounter column_counter(counts_columns ? static_cast<std::size_t>(n_features_) + 1 : 0, source.nnz(),
                                        threads_);
+  // Past two threads Auto's replicas step on a team sized by the rows' overlap
+  // (thread_updates.h, replica_team), measured on a sample of them.
+  const bool sizes_team = threads_ > kSharedSkewedMaxThreads && parameters_.thread_updates == ThreadUpdates::Auto;
+  detail::RowOverlapSample overlap_sample =
+      sizes_team ? detail::RowOverlapSample(source.n_rows(), source.nnz(), parameters_.intercept_scaling)
+                 : detail::RowOverlapSample();
   // The row-indexed arrays an epoch reads at random (snapml/impl/huge_pages.h).
   const auto rows = static_cast<std::size_t>(source.n_rows());
   reserve_huge_pages(squared_norms_, rows);
@@ -102,6 +109,7 @@ void SdcaCpuSolver::prepare(ChunkSource& source, Communicator& communicator) {
     const std::size_t base = squared_norms_.size();
     chunk_first_.push_back(chunk_first_.back() + x.n_rows);
     if (counts_columns) column_counter.add(x);
+    if (sizes_team) overlap_sample.add(x, static_cast<std::int64_t>(base));
     squared_norms_.resize(base + static_cast<std::size_t>(x.n_rows));
     double* norms = squared_norms_.data() + base;
 SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
@@ -117,6 +125,11 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
   problem.skewed_columns = hot_.size() > (with_intercept ? 1u : 0u);
   problem.shrinks = shrinks;
   replicas_ = use_replicas(parameters_.thread_updates, threads_, problem) ? threads_ : 0;
+  row_overlap_ = -1.0;
+  if (replicas_ > kSharedSkewedMaxThreads && sizes_team) {
+    row_overlap_ = overlap_sample.overlap(n_rows_);
+    replicas_ = replica_team(replicas_, row_overlap_);
+  }
   if (replicas_ > 0) hot_ = detail::HotColumns();  // every column is a replica's
   // Atomic holds nothing back: no pending changes, no copies (thread_updates.h).
   const bool atomic = parameters_.thread_updates == ThreadUpdates::Atomic;
@@ -249,7 +262,9 @@ std::int64_t SdcaCpuSolver::epoch_of(const Loss& loss, double* local_weights, do
 template <typename Loss>
 void SdcaCpuSolver::update_rows(const Loss& loss, const ResidentRows& rows, const std::int64_t* order, std::int64_t n,
                                 const StepContext& step, ThreadPass& total, std::uint8_t* left_out) {
-  const int team = static_cast<int>(std::min<std::int64_t>(threads_, std::max<std::int64_t>(n, 1)));
+  // Replicas: their workers (replica_team may leave threads to the passes over all rows).
+  const int team = static_cast<int>(
+      std::min<std::int64_t>(replicas_ > 0 ? replicas_ : threads_, std::max<std::int64_t>(n, 1)));
   if (team <= 1) {
     if (step.round_weights != nullptr)
       update_resident_rows<Loss, WeightAccess::Replica>(loss, rows, order, n, 0, n, alpha_.data(),
@@ -344,6 +359,7 @@ FitResult SdcaCpuSolver::fit(ChunkSource& source, Communicator& communicator, So
   communicator.allreduce_sum(&workers, 1);
   FitResult result = run_cocoa_rounds(*this, communicator, static_cast<int>(workers), parameters_, started);
   result.replicas = replicas_;
+  result.row_overlap = row_overlap_;
   state.weights = model_weights();
   // Moved, not copied: a third row-sized vector at the end of a fit would raise
   // the peak of out-of-core training above the 16 bytes a row its budget counts

@@ -109,7 +109,10 @@ class SdcaCpuSolver final : public Solver, private RoundBackend {
   RowTargets targets_;
   int threads_ = 1;
   int ranks_ = 1;
-  int replicas_ = 0;  // threads_ with replicas (thread_updates.h), else 0
+  // With replicas their workers: threads_, or past two threads Auto's team
+  // (thread_updates.h, replica_team); else 0.
+  int replicas_ = 0;
+  double row_overlap_ = -1.0;  // what sized Auto's team, else -1 (FitResult::row_overlap)
   // Rounds an epoch with replicas or ranks (rounds_per_epoch; thread_updates.h:
   // replica_rounds_per_epoch, distributed_rounds_per_epoch).
   int epoch_rounds_ = 1;

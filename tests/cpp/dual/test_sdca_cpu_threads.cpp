@@ -3,10 +3,12 @@
 // the Auto choice between them and the divergence guard's remedy.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
 #include <random>
+#include <vector>
 #include <string>
 
 #include "../fixtures/random_problem.h"
@@ -394,6 +396,42 @@ TEST(SdcaCpu, AtomicThreadsReachTheOneThreadOptimumWithTheCertificate) {
       expect_weights_of_alpha(data, p, three, what);
     }
   }
+}
+
+// Past two threads Auto's replicas step on a team sized by the rows' overlap
+// (thread_updates.h, replica_team): rows sharing a column in every row (rho near
+// 0.4, a click log's) get a few workers, the team's fit is certified, and
+// replicas asked for by name are every thread.
+TEST(SdcaCpu, AutoSizesTheReplicaTeamByTheRowsOverlap) {
+  std::mt19937_64 random(5);
+  std::uniform_int_distribution<std::int32_t> column(1, 399);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<CsrChunk> chunks;
+  for (std::int64_t row = 0; row < 6000; ++row) {
+    if (row % 1000 == 0) chunks.emplace_back();
+    std::int32_t columns[5] = {0, column(random), column(random), column(random), column(random)};
+    std::sort(columns + 1, columns + 5);
+    const std::int64_t n = std::unique(columns + 1, columns + 5) - columns;
+    const float values[5] = {1.0f, 1.0f, 1.0f, 1.0f, 1.0f};
+    const double label = normal(random) + 0.3 * (columns[1] % 3) > 0.5 ? 1.0 : -1.0;
+    chunks.back().add_row(label, columns, values, n);
+  }
+  const Dataset data(std::move(chunks), 400);
+  SolverParameters p = tight(LossKind::Logistic);
+  p.tol = 1e-5;
+  p.threads = 16;
+  const Fit chosen = fit(data, p);
+  // Unit rows put about 2/6 of their square on column 0 and the intercept: rho
+  // near 0.35, a team of 4 or 5 (f is flat there). 6,000 rows are sampled
+  // whole, so the team is the exact rho's.
+  EXPECT_EQ(chosen.result.replicas, replica_team(16, unit_rows_overlap(data, p.intercept_scaling)));
+  EXPECT_GE(chosen.result.replicas, 3);
+  EXPECT_LE(chosen.result.replicas, 5);
+  ASSERT_TRUE(chosen.result.converged);
+  EXPECT_LE(chosen.result.history.back().gap, p.tol * chosen.result.history.back().primal);
+  expect_weights_of_alpha(data, p, chosen, "Auto's team");
+  p.thread_updates = ThreadUpdates::Replicas;
+  EXPECT_EQ(fit(data, p).result.replicas, 16);
 }
 
 // Auto on a fit: a small w stays shared (every data set of the tests), what the

@@ -64,6 +64,17 @@ int distributed_rounds_per_epoch(int workers, int replica_rounds, std::int64_t r
   return static_cast<int>(std::clamp<std::int64_t>(std::min(by_rows, by_cost), 1, kMostReplicaRounds));
 }
 
+int replica_team(int threads, double overlap) {
+  if (threads <= kSharedSkewedMaxThreads) return threads;
+  const auto time = [&](int team) {
+    return (1.0 + (team - 1) * overlap) * (1.0 + kReplicaWorkerCost * (team - 1)) / team;
+  };
+  int best = kSharedSkewedMaxThreads;
+  for (int team = best + 1; team <= threads; ++team)
+    if (time(team) < time(best)) best = team;
+  return best;
+}
+
 bool reduce_shared_threads(int& threads, bool replicas) {
   if (replicas || threads <= 1) return false;
   threads = std::max(1, threads / 2);
