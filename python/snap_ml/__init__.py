@@ -14,7 +14,7 @@ from ._openmp_wait import load_core
 
 load_core()  # before any module imports _core: its OpenMP threads' spin count
 from . import datasets, linear_model, svm  # noqa: E402
-from ._core import FitDivergedError  # noqa: E402
+from ._core import FitDivergedError, RanksDisagreeError  # noqa: E402
 from ._distributed import mpi_world  # noqa: E402
 from ._estimator_checks import expected_failed_checks  # noqa: E402
 from ._model_io import load_model  # noqa: E402
@@ -29,6 +29,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "FitDivergedError",
+    "RanksDisagreeError",
     "LinearRegression",
     "LinearSVC",
     "LogisticRegression",

@@ -87,29 +87,74 @@ def resolve_distributed(distributed, penalty="l2"):
     return use
 
 
-def _digest(*arrays):
-    """A digest of numpy or scipy sparse arrays (None too): equal inputs, equal digests."""
-    digest = hashlib.blake2b(digest_size=16)
-    for array in arrays:
-        if array is None:
-            digest.update(b"none")
-            continue
-        parts = (array.indptr, array.indices, array.data) if hasattr(array, "indptr") else (array,)
-        for part in parts:
-            try:
-                part = np.ascontiguousarray(part)
-                digest.update(f"{part.dtype.str}{part.shape}".encode())
-                digest.update(part.view(np.uint8).ravel() if part.dtype != object else pickle.dumps(part))
-            except Exception:  # noqa: BLE001 - an input fit rejects later, on every rank alike
-                digest.update(b"?")
-    return digest.hexdigest()
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_BLOCK_ENTRIES = 1 << 22  # a dense X is hashed this many entries at a time
+
+
+def _mix(z):
+    """splitmix64's finaliser on a uint64 array (wrapping: numpy's uint64 arithmetic is mod 2^64)."""
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return z ^ (z >> np.uint64(31))
+
+
+def _bits(values):
+    """float64 values as their uint64 bit patterns (-0.0 as 0.0: the same row)."""
+    return (np.ascontiguousarray(values, dtype=np.float64) + 0.0).view(np.uint64)
+
+
+def _label_hashes(y):
+    """A uint64 per label, equal labels alike, whatever their dtype (str labels too)."""
+    y = np.asarray(y)
+    if y.dtype.kind in "biuf":
+        return _mix(_bits(y) ^ _GOLDEN)
+    distinct, inverse = np.unique(y, return_inverse=True)
+    hashed = np.array(
+        [int.from_bytes(hashlib.blake2b(repr(v).encode(), digest_size=8).digest(), "little") for v in distinct],
+        dtype=np.uint64,
+    )
+    return hashed[inverse.ravel()]
+
+
+def _rows_digest(X, y, sample_weight):
+    """A digest of the rows as a multiset: the same rows in any order, equal digests.
+
+    Each row (its columns and values, label and weight) hashes to 64 bits, and the
+    rows' hashes are summed mod 2^64, so a rank that shuffled its copy of the data
+    (``sklearn.utils.shuffle`` without a seed) still holds "the same rows". A row's
+    entries are summed too: the order of its columns does not count either.
+    """
+    with np.errstate(over="ignore"):
+        n = X.shape[0]
+        if hasattr(X, "indptr"):
+            X = X.tocsr()
+            columns = np.asarray(X.indices, dtype=np.uint64)
+            entries = _mix(_mix(columns + _GOLDEN) ^ _bits(X.data))
+            running = np.concatenate(([np.uint64(0)], np.cumsum(entries, dtype=np.uint64)))
+            indptr = np.asarray(X.indptr, dtype=np.int64)
+            rows = running[indptr[1:]] - running[indptr[:-1]]
+        else:
+            X = np.asarray(X)
+            columns = _mix(np.arange(X.shape[1], dtype=np.uint64) + _GOLDEN)
+            step = max(1, _BLOCK_ENTRIES // max(X.shape[1], 1))
+            rows = np.concatenate(
+                [np.zeros(0, dtype=np.uint64)]
+                + [_mix(columns ^ _bits(X[b : b + step])).sum(axis=1, dtype=np.uint64) for b in range(0, n, step)]
+            )
+        rows = _mix(rows ^ _label_hashes(y))
+        if sample_weight is not None:
+            rows = _mix(rows ^ _bits(np.broadcast_to(np.asarray(sample_weight, dtype=np.float64), (n,))))
+        return int(rows.sum(dtype=np.uint64))
 
 
 def train_together(distributed, X, y, sample_weight):
     """Whether the ranks, which resolved to train distributed, train one model together.
 
     Under ``distributed="auto"`` an unmodified scikit-learn script in which every
-    rank loads all the data holds the same rows on every rank: each rank then
+    rank loads all the data holds the same rows on every rank, in its order or
+    shuffled (compared as multisets, ``_rows_digest``): each rank then
     trains alone, on all of them, the model of one process (never K copies as one
     fit at C*K). Asked for explicitly (``distributed=True``), the ranks train
     together and the core refuses ranks holding the same rows with a message
@@ -118,7 +163,11 @@ def train_together(distributed, X, y, sample_weight):
     """
     if distributed != "auto":
         return True
-    digests = allgather((_digest(X, y, sample_weight), X.shape[0]))
+    try:
+        mine = _rows_digest(X, y, sample_weight)
+    except Exception:  # noqa: BLE001 - an input fit rejects later, on every rank alike
+        mine = None
+    digests = allgather((mine, X.shape[0]))
     return len(set(digests)) > 1 or digests[0][1] == 0
 
 
@@ -183,9 +232,34 @@ def refuse_checkpoint(checkpoint):
         )
 
 
+def _label_kind(classes):
+    """"string" or "number" (bool, integer or float labels), or "mixed"."""
+    classes = np.asarray(classes)
+    if classes.dtype.kind in "US":
+        return "string"
+    if classes.dtype.kind != "O":
+        return "number"
+    kinds = {"string" if isinstance(v, (str, bytes)) else "number" for v in classes.ravel()}
+    return kinds.pop() if len(kinds) == 1 else "mixed"
+
+
 def agree_classes(local_classes):
-    """The sorted union of every rank's distinct labels."""
-    return np.unique(np.concatenate([np.asarray(c) for c in allgather(local_classes)]))
+    """The sorted union of every rank's distinct labels.
+
+    ValueError on every rank where some rank's labels are strings and another's
+    numbers, as scikit-learn refuses such labels in one process: numpy's union
+    would turn the numbers into strings ("1.0" beside "1"), a model of more
+    classes than the data has.
+    """
+    gathered = [np.asarray(c) for c in allgather(local_classes)]
+    kinds = [_label_kind(c) for c in gathered if c.size > 0]
+    if len(set(kinds)) > 1:
+        raise ValueError(
+            "Mix of label input types (string and number) over the ranks ("
+            + ", ".join(f"rank {r}: {_label_kind(c)} labels" for r, c in enumerate(gathered) if c.size > 0)
+            + "): pass labels of one type on every rank"
+        )
+    return np.unique(np.concatenate(gathered))
 
 
 @contextlib.contextmanager
@@ -213,10 +287,13 @@ def train(**arguments):
 
     An error once training has started (the ranks are then inside collectives)
     prints ``snap_ml: rank R: message`` and ends every rank with MPI_Abort, as
-    ``snap-train`` does under mpirun.
+    ``snap-train`` does under mpirun; but ranks that disagree (parameters, files,
+    the same rows) raise ``RanksDisagreeError``, a ValueError, on every rank alike.
     """
     try:
         return _core.train(distributed=True, **arguments)
+    except _core.RanksDisagreeError:
+        raise  # raised on every rank alike, before any rank trains: none is left waiting
     except Exception as error:  # noqa: BLE001 - every error must end every rank
         _core.mpi_abort(f"snap_ml: rank {_core.mpi_rank()}: {type(error).__name__}: {error}")
 

@@ -32,6 +32,10 @@ void bind_errors(py::module_& m) {
       PyErr_SetString(PyExc_OSError, printable(e.what()).c_str());
     }
   });
+  // Registered after the translator above, so tried before it: ranks that
+  // disagree raise snap_ml.RanksDisagreeError, a ValueError, on every rank alike
+  // (error.h), which _distributed.train lets through instead of ending the job.
+  py::register_exception<RanksDisagree>(m, "RanksDisagreeError", PyExc_ValueError);
 }
 
 }  // namespace snapml::python

@@ -57,6 +57,26 @@ def test_ranks_with_different_C_fail_naming_it(tmp_path):
     assert "fitted" not in out
 
 
+def test_ranks_that_disagree_raise_a_value_error_every_rank_may_catch(tmp_path):
+    # The check is collective, so every rank raises it and none waits: a script's
+    # `except ValueError` runs on each (it ended the job with MPI_Abort instead),
+    # and the ranks go on to train together.
+    code, out = _run(tmp_path, """
+        import snap_ml
+        try:
+            LogisticRegression(tol=float(sys.argv[2])).fit(X[rank::size], y[rank::size])
+        except ValueError as e:
+            assert isinstance(e, snap_ml.RanksDisagreeError), type(e)
+            print(f"rank {rank}: caught {e}", flush=True)
+        model = LogisticRegression(tol=1e-4).fit(X[rank::size], y[rank::size])
+        print(f"rank {rank}: then fitted together: {model._data_source}", flush=True)
+    """, ["1e-3"], ["1e-5"])
+    assert code == 0, out
+    assert out.count("caught the ranks disagree on the training parameters") == 2, out
+    assert "tol: rank 0 has" in out
+    assert out.count("then fitted together: distributed") == 2, out
+
+
 def test_the_same_rows_on_every_rank_are_refused(tmp_path):
     # Every rank holds all the data but asks for one fit over the ranks. Before
     # the check this trained on 2 copies, a fit at C*2, silently.
@@ -84,6 +104,45 @@ def test_the_same_rows_on_every_rank_train_once_per_rank(tmp_path):
     """, [], [])
     assert code == 0, out
     assert "rank 0: alone" in out and "rank 1: alone" in out
+
+
+def test_shuffled_copies_of_the_rows_are_the_same_rows(tmp_path):
+    # Each rank shuffles its copy of all the data with its own order (an unseeded
+    # sklearn.utils.shuffle): the same rows, in another order. Compared in order,
+    # they passed for shares and trained one fit on 2 copies (the C = 2 model) on
+    # every rank, silently; asked to train together, they were not refused.
+    code, out = _run(tmp_path, """
+        from sklearn.utils import shuffle
+        Xs, ys = shuffle(X, y, random_state=rank)
+        model = LogisticRegression().fit(Xs, ys)
+        alone = LogisticRegression(distributed=False).fit(X, y)
+        assert model._data_source == "arrays", model._data_source
+        np.testing.assert_allclose(model.coef_, alone.coef_, rtol=1e-3, atol=1e-4)
+        print(f"rank {rank}: alone on shuffled rows", flush=True)
+        LogisticRegression(distributed=True).fit(Xs, ys)
+        print("fitted", flush=True)
+    """, [], [])
+    assert code != 0, out
+    assert "rank 0: alone" in out and "rank 1: alone" in out
+    assert "ranks 0 and 1 hold the same 270 rows (equal checksums, in any order)" in out
+    assert "fitted" not in out
+
+
+def test_string_labels_on_one_rank_and_numbers_on_another_are_refused(tmp_path):
+    # numpy's union of ["-1", "1"] and [-1.0, 1.0] is four strings: a four-class
+    # model, silently, where scikit-learn refuses a mix of label types.
+    code, out = _run(tmp_path, """
+        labels = y[rank::size].astype(int).astype(str) if rank == 0 else y[rank::size]
+        try:
+            LogisticRegression().fit(X[rank::size], labels)
+            print(f"rank {rank}: fitted", flush=True)
+        except ValueError as e:
+            print(f"rank {rank}: ValueError {e}", flush=True)
+    """, [], [])
+    assert code == 0, out
+    assert "fitted" not in out
+    assert out.count("Mix of label input types (string and number) over the ranks") == 2, out
+    assert "rank 0: string labels, rank 1: number labels" in out
 
 
 def test_joblib_workers_under_mpirun_train_in_their_own_process(tmp_path):

@@ -22,6 +22,16 @@ class InvalidArgument : public Error {
   using Error::Error;
 };
 
+// The ranks of a distributed fit disagree (their parameters, training files or
+// rows: snapml/impl/rank_agreement.h). The checks are collective and throw it on
+// every rank alike, so no rank is left waiting in a collective: Python raises it
+// as a ValueError a script may catch (snap_ml.RanksDisagreeError), where another
+// error under mpirun ends every rank. Its text is printable() already.
+class RanksDisagree : public InvalidArgument {
+ public:
+  explicit RanksDisagree(std::string_view message);
+};
+
 // The input data is malformed. Carries where: file, 1-based line and column
 // (0 when not known) so the message reads "file:line:column: problem".
 class InputError : public Error {

@@ -57,6 +57,8 @@ std::string printable(std::string_view text) {
   return out;
 }
 
+RanksDisagree::RanksDisagree(std::string_view message) : InvalidArgument(printable(message)) {}
+
 InputError::InputError(std::string file, std::int64_t line, std::int64_t column,
                        const std::string& problem)
     : Error(located(file, line, column, problem)),

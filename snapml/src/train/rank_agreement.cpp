@@ -67,7 +67,7 @@ void check_parameters_agree(Communicator& communicator, const TrainParameters& p
                        std::to_string(rank) + " has " + theirs[i].second;
   }
   if (!differences.empty())
-    throw InvalidArgument("the ranks disagree on the training parameters (start every rank with the same options)" +
+    throw RanksDisagree("the ranks disagree on the training parameters (start every rank with the same options)" +
                           differences);
 }
 
@@ -76,7 +76,7 @@ void check_rows_differ(ChunkSource& source, Communicator& communicator) {
   const auto me = static_cast<std::size_t>(communicator.rank());
   std::vector<std::int64_t> sums(ranks, 0), rows(ranks, 0);
   if (source.resident() && source.n_rows() > 0) {
-    const std::uint64_t sum = rows_checksum(source);
+    const std::uint64_t sum = rows_multiset_checksum(source);
     std::memcpy(&sums[me], &sum, sizeof sum);
     rows[me] = source.n_rows();
   }
@@ -85,12 +85,40 @@ void check_rows_differ(ChunkSource& source, Communicator& communicator) {
   for (std::size_t a = 0; a < ranks; ++a)
     for (std::size_t b = a + 1; b < ranks; ++b)
       if (sums[a] != 0 && sums[a] == sums[b] && rows[a] == rows[b])
-        throw InvalidArgument(
+        throw RanksDisagree(
             "ranks " + std::to_string(a) + " and " + std::to_string(b) + " hold the same " + std::to_string(rows[a]) +
-            " rows (equal checksums): under mpirun each rank trains on its own share of the rows, so K ranks "
+            " rows (equal checksums, in any order): under mpirun each rank trains on its own share of the rows, so K ranks "
             "holding all of them would train on K copies (a fit at C*K). Give each rank its share: in Python "
             "`rank, size = snap_ml.mpi_world()` then `X[rank::size], y[rank::size]`; snap-train reads its share of "
             "the file by itself. Or train in one process (distributed=False, or without mpirun)");
+}
+
+}  // namespace
+
+namespace {
+
+// Row r of x (label, weight, length, columns, values) into `sum`.
+void add_row(Checksum64& sum, const CsrView& x, std::int64_t r) {
+  const std::int64_t begin = x.row_offsets[r];
+  const auto count = static_cast<std::size_t>(x.row_offsets[r + 1] - begin);
+  double head[3] = {x.labels[r], x.weights ? static_cast<double>(x.weights[r]) : 1.0, 0.0};
+  const auto length = static_cast<std::uint64_t>(count);
+  std::memcpy(&head[2], &length, sizeof length);
+  sum.add(head, sizeof head);
+  sum.add(x.col_indices + begin, sizeof(std::int32_t) * count);
+  sum.add(x.values + begin, sizeof(float) * count);
+}
+
+// Every row of the source, resident or read once.
+template <typename Visit>
+void for_each_chunk(ChunkSource& source, Visit&& visit) {
+  if (source.resident()) {
+    for (std::size_t c = 0; c < source.n_chunks(); ++c) visit(source.chunk(c));
+  } else {
+    CsrView x;
+    source.reset();
+    while (source.next(x)) visit(x);
+  }
 }
 
 }  // namespace
@@ -99,26 +127,27 @@ std::uint64_t rows_checksum(ChunkSource& source) {
   Checksum64 sum;
   // Row by row, so that the same rows cut into other chunks sum alike: a .snap
   // file re-chunked (as docs/out-of-core.md advises) resumes its checkpoint.
-  auto add = [&sum](const CsrView& x) {
-    for (std::int64_t r = 0; r < x.n_rows; ++r) {
-      const std::int64_t begin = x.row_offsets[r];
-      const auto count = static_cast<std::size_t>(x.row_offsets[r + 1] - begin);
-      double head[3] = {x.labels[r], x.weights ? static_cast<double>(x.weights[r]) : 1.0, 0.0};
-      const auto length = static_cast<std::uint64_t>(count);
-      std::memcpy(&head[2], &length, sizeof length);
-      sum.add(head, sizeof head);
-      sum.add(x.col_indices + begin, sizeof(std::int32_t) * count);
-      sum.add(x.values + begin, sizeof(float) * count);
-    }
-  };
-  if (source.resident()) {
-    for (std::size_t c = 0; c < source.n_chunks(); ++c) add(source.chunk(c));
-  } else {
-    CsrView x;
-    source.reset();
-    while (source.next(x)) add(x);
-  }
+  for_each_chunk(source, [&sum](const CsrView& x) {
+    for (std::int64_t r = 0; r < x.n_rows; ++r) add_row(sum, x, r);
+  });
   return sum.value() | 1;  // never 0, which stands for "not checked"
+}
+
+std::uint64_t rows_multiset_checksum(ChunkSource& source) {
+  std::uint64_t total = 0;
+  for_each_chunk(source, [&total](const CsrView& x) {
+    for (std::int64_t r = 0; r < x.n_rows; ++r) {
+      Checksum64 row;
+      add_row(row, x, r);
+      // splitmix64's finaliser, so that sums of rows do not cancel as the raw
+      // states might; added mod 2^64: the order of the rows does not count.
+      std::uint64_t z = row.value();
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+      total += z ^ (z >> 31);
+    }
+  });
+  return total | 1;  // never 0, which stands for "not checked"
 }
 
 std::vector<std::pair<std::string, std::string>> fit_defining_parameters(const TrainParameters& p) {
@@ -158,7 +187,7 @@ void check_same_on_every_rank(Communicator& communicator, const std::string& wha
     if (texts[rank] != texts[0])
       differences += "; rank 0 has " + names[0] + " (" + texts[0] + "), rank " + std::to_string(rank) + " has " +
                      names[rank] + " (" + texts[rank] + ")";
-  if (!differences.empty()) throw InvalidArgument("the ranks disagree on " + what + differences + ": " + fix);
+  if (!differences.empty()) throw RanksDisagree("the ranks disagree on " + what + differences + ": " + fix);
 }
 
 void check_ranks_agree(ChunkSource& source, Communicator& communicator, const TrainParameters& p) {

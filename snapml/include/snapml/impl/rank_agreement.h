@@ -69,6 +69,11 @@ void check_same_on_every_rank(Communicator& communicator, const std::string& wha
 // 0, the same however the rows are cut into chunks; a streamed source is read
 // once for it (reset() and next()).
 std::uint64_t rows_checksum(ChunkSource& source);
+// The same of the rows as a multiset: equal for the same rows in any order (a
+// rank that shuffled its copy of the data still holds the same rows), never 0.
+// The ranks' "same rows" check compares it; a checkpoint, whose alpha follows the
+// rows' order, compares rows_checksum.
+std::uint64_t rows_multiset_checksum(ChunkSource& source);
 
 // Throws InvalidArgument on every rank when the ranks' fit-defining parameters
 // differ (each difference named, with the ranks' values) or when two ranks hold
