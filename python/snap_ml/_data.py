@@ -7,6 +7,8 @@ array, CSC/COO to CSR, dense arrays straight to CSR arrays without a dense float
 intermediate.
 """
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -26,6 +28,39 @@ def _check_float32_range(values, what="X"):
             f"{what} has values up to {largest:.3g}, beyond float32's range "
             f"({_FLOAT32_MAX:.3g}) in which the core stores features; scale the features "
             "(for example with sklearn.preprocessing.MaxAbsScaler) before fitting"
+        )
+
+
+# A column is warned about when float32's rounding at its largest magnitude (half
+# a step, about 2^-24 of it) exceeds this share of the column's spread (max - min).
+_PRECISION_SHARE = 0.01
+
+
+def _warn_float32_precision(X):
+    """Warn where rounding a dense float64 X to float32 blurs a column's variation.
+
+    float32 keeps 24 bits: a column of Unix timestamps (1.7e9 plus a few seconds)
+    rounds to steps of 128, and its signal was lost without a word (LinearRegression
+    R^2 0.002 against scikit-learn's 0.99). Two passes over X (its columns' minima
+    and maxima); a sparse X is not checked (a column with implicit zeros spreads at
+    least as far as its largest magnitude).
+    """
+    if X.dtype != np.float64 or X.size == 0:
+        return
+    low, high = X.min(axis=0), X.max(axis=0)
+    spread = high - low
+    # float32's step at each column's largest magnitude; rounding errs by half of it.
+    step = np.spacing(np.maximum(np.abs(low), np.abs(high)).astype(np.float32)).astype(np.float64)
+    blurred = np.flatnonzero((spread > 0) & (step / 2 > _PRECISION_SHARE * spread))
+    if blurred.size:
+        j = int(blurred[0])
+        warnings.warn(
+            f"X's column {j} (values {low[j]:.10g} to {high[j]:.10g}) and {blurred.size - 1} other(s) lose "
+            "their variation in float32, the precision in which the core stores features (steps of "
+            f"{step[j]:.3g} there): center or scale them (for example with "
+            "sklearn.preprocessing.StandardScaler) before fitting",
+            UserWarning,
+            stacklevel=4,
         )
 
 
@@ -72,6 +107,7 @@ def csr_arrays(X, sorted_rows=True):
         return X.indptr, X.indices, X.data
     X = np.asarray(X)
     _check_float32_range(X)
+    _warn_float32_precision(X)
     return _dense_to_csr_arrays(X)
 
 

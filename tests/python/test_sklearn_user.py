@@ -108,6 +108,45 @@ def test_logistic_regression_cv_picks_scikit_learns_C(cancer):
     assert s_ours == pytest.approx(s_sk, abs=0.01)
 
 
+def weighted_balanced_script(lm, X_train, X_test, y_train, y_test):
+    # class_weight="balanced" with sample weights: scikit-learn balances the
+    # classes' weights summed (compute_class_weight's sample_weight), not their
+    # row counts; ours did the counts, and 16 % of such predictions differed.
+    X_train = StandardScaler().fit(X_train).transform(X_train)
+    weights = np.where(y_train == 1, 5.0, 1.0)
+    logistic = lm.LogisticRegression(class_weight="balanced").fit(X_train, y_train, sample_weight=weights)
+    svc = lm.LinearSVC(class_weight="balanced").fit(X_train, y_train, sample_weight=weights)
+    return logistic.predict_proba(X_train), logistic.intercept_, svc.decision_function(X_train)
+
+
+def test_balanced_class_weight_counts_the_sample_weights(cancer):
+    (p_sk, b_sk, d_sk), (p_ours, b_ours, d_ours) = both(weighted_balanced_script, *cancer)
+    np.testing.assert_allclose(p_ours, p_sk, atol=1e-2)
+    np.testing.assert_allclose(b_ours, b_sk, atol=2e-2)
+    np.testing.assert_allclose(d_ours, d_sk, atol=5e-2 * np.abs(d_sk).max())
+
+
+def logistic_cv_variants_script(lm, X_train, X_test, y_train, y_test):
+    # "balanced" is computed once on all of y (with the sample weights), as
+    # scikit-learn: ours recomputed it in every fold and chose another C; refit=False
+    # averages each fold's model at that fold's best C, C_ their mean.
+    X_train = StandardScaler().fit(X_train).transform(X_train)
+    weights = np.where(y_train == 1, 3.0, 1.0)
+    balanced = lm.LogisticRegressionCV(Cs=6, cv=3, class_weight="balanced", tol=1e-8, max_iter=5000).fit(
+        X_train, y_train, sample_weight=weights)
+    averaged = lm.LogisticRegressionCV(Cs=6, cv=3, refit=False, tol=1e-8, max_iter=5000).fit(X_train, y_train)
+    return balanced.C_, balanced.scores_[1], averaged.C_, averaged.coef_
+
+
+def test_logistic_regression_cv_balanced_and_refit_false_as_scikit_learn(cancer):
+    (C_sk, scores_sk, Cavg_sk, coef_sk), (C_ours, scores_ours, Cavg_ours, coef_ours) = both(
+        logistic_cv_variants_script, *cancer)
+    np.testing.assert_allclose(scores_ours, scores_sk, atol=0.02)
+    np.testing.assert_allclose(C_ours, C_sk)
+    np.testing.assert_allclose(Cavg_ours, Cavg_sk)
+    np.testing.assert_allclose(coef_ours, coef_sk, atol=2e-2 * np.abs(coef_sk).max())
+
+
 def cross_val_script(lm, X, y, n_jobs):
     return (cross_val_score(lm.Ridge(alpha=0.5), X, y, cv=5, n_jobs=n_jobs),
             cross_val_score(lm.LinearRegression(), X, y, cv=5, n_jobs=n_jobs))

@@ -7,6 +7,7 @@ from sklearn.base import _fit_context, clone
 from sklearn.dummy import DummyClassifier
 from sklearn.metrics import get_scorer
 from sklearn.model_selection import check_cv
+from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
@@ -56,7 +57,8 @@ class LogisticRegressionCV(LogisticRegression):
         passed to it.
     refit : bool, default=True
         Refit on all the data at the best C; False averages the folds'
-        coefficients at the best C, as scikit-learn.
+        coefficients, each fold's at its own best C, and ``C_`` is those Cs'
+        mean, as scikit-learn.
     l1_ratios : None
         Only None (no elastic net).
     fit_intercept, dual, penalty, solver, tol, max_iter, class_weight, n_jobs,
@@ -180,6 +182,13 @@ class LogisticRegressionCV(LogisticRegression):
             # Cs=[] ended in numpy's "attempt to get argmax of an empty sequence".
             if Cs.size == 0 or not np.all(np.isfinite(Cs)) or np.any(Cs <= 0):
                 raise ValueError(f"Cs must be an integer >= 1 or a non-empty list of C values > 0, got {self.Cs!r}")
+        # "balanced" once, from all the rows and their weights, for every fold and
+        # the refit, as scikit-learn (each fold's own counts chose another C).
+        class_weight = self.class_weight
+        if isinstance(class_weight, str) and class_weight == "balanced":
+            classes = np.unique(y)
+            class_weight = dict(zip(classes, compute_class_weight("balanced", classes=classes, y=y,
+                                                                  sample_weight=weights)))
         order = np.argsort(Cs)  # the path: strongest regularisation first
         scorer = get_scorer(self.scoring if self.scoring is not None else "accuracy")
         folds = list(check_cv(self.cv, y, classifier=True).split(X, y))
@@ -212,6 +221,8 @@ class LogisticRegressionCV(LogisticRegression):
                                 if weights[test].any() else np.nan)
                 return None  # no weights to average (refit=False)
             model = self._path_model().set_params(n_jobs=fold_jobs)
+            if class_weight is not self.class_weight:  # balanced: the classes this fold trains on
+                model.set_params(class_weight={c: w for c, w in class_weight.items() if c in present})
             if devices is not None:
                 model.set_params(device_ids=devices or self.device_ids)
                 _sessions.share_sessions(self, model)
@@ -242,13 +253,18 @@ class LogisticRegressionCV(LogisticRegression):
                     done.update(part)
         fold_models = [done[k] for k in range(len(folds))]
         best = int(np.nanargmax(np.nanmean(scores, axis=0)))
-        final = clone(self._path_model()).set_params(C=float(Cs[best]), warm_start=False)
+        final = clone(self._path_model()).set_params(C=float(Cs[best]), warm_start=False, class_weight=class_weight)
         _sessions.share_sessions(self, final)
         final.fit(X, y, sample_weight=weights)
+        chosen_C = Cs[best]
         if not self.refit:
-            trained = [coefs for coefs in fold_models if coefs is not None]
-            final.coef_ = np.mean([coefs[best][0] for coefs in trained], axis=0)
-            final.intercept_ = np.mean([coefs[best][1] for coefs in trained], axis=0)
+            # scikit-learn's: each fold's own best C, those folds' models averaged,
+            # C_ their Cs' mean (not every fold at the best mean score's C).
+            fold_best = [(int(np.nanargmax(scores[k])), coefs) for k, coefs in enumerate(fold_models)
+                         if coefs is not None and not np.all(np.isnan(scores[k]))]
+            final.coef_ = np.mean([coefs[j][0] for j, coefs in fold_best], axis=0)
+            final.intercept_ = np.mean([coefs[j][1] for j, coefs in fold_best], axis=0)
+            chosen_C = np.mean([Cs[j] for j, _ in fold_best])
         self.Cs_ = Cs
         self.classes_ = final.classes_
         self.coef_ = final.coef_
@@ -257,7 +273,7 @@ class LogisticRegressionCV(LogisticRegression):
         self.training_history_ = final.training_history_
         self.solver_plan_ = final.solver_plan_
         self._problem_ = final._problem_
-        self.C_ = np.full(self.coef_.shape[0], Cs[best])
+        self.C_ = np.full(self.coef_.shape[0], chosen_C)
         keys = self.classes_[1:] if self.classes_.size == 2 else self.classes_
         self.scores_ = {key: scores for key in keys}
         return self

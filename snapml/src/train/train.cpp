@@ -30,13 +30,20 @@ struct LabelSummary {
   std::int32_t n_features = 0;
   std::int64_t n_rows = 0;
   std::vector<double> classes;       // sorted (classification only)
-  std::vector<std::int64_t> counts;  // rows per class
+  std::vector<double> class_weight_sums;  // the sample weights of each class's rows, summed
   detail::TargetStats targets;       // this rank's (regression only)
 };
 
-// Union of every rank's (label, count) table: each rank writes its table into
-// its own slot of a zeroed array and a sum gathers them all, exactly.
-void gather_classes(std::map<double, std::int64_t>& local, Communicator& communicator) {
+// A class's rows on this rank: how many, and their sample weights summed.
+struct ClassTally {
+  std::int64_t rows = 0;
+  double weight = 0.0;
+};
+
+// Union of every rank's (label, tally) table: each rank writes its table into
+// its own slot of a zeroed array and a sum gathers them all, exactly; the ranks'
+// weights are then added in rank order (the same sum on every rank).
+void gather_classes(std::map<double, ClassTally>& local, Communicator& communicator) {
   const auto ranks = static_cast<std::size_t>(communicator.size());
   if (ranks == 1) return;
   std::int64_t longest = static_cast<std::int64_t>(local.size());
@@ -44,20 +51,27 @@ void gather_classes(std::map<double, std::int64_t>& local, Communicator& communi
   const auto slot = static_cast<std::size_t>(longest);
   std::vector<double> labels(ranks * slot, 0.0);
   std::vector<std::int64_t> counts(ranks * slot, 0);
+  std::vector<double> weights(ranks * slot, 0.0);
   std::size_t position = static_cast<std::size_t>(communicator.rank()) * slot;
-  for (const auto& [label, count] : local) {
+  for (const auto& [label, tally] : local) {
     labels[position] = label;
-    counts[position++] = count;
+    weights[position] = tally.weight;
+    counts[position++] = tally.rows;
   }
   communicator.allreduce_sum(labels.data(), labels.size());
   communicator.allreduce_sum(counts.data(), counts.size());
+  communicator.allreduce_sum(weights.data(), weights.size());
   local.clear();
   for (std::size_t i = 0; i < labels.size(); ++i)
-    if (counts[i] > 0) local[labels[i]] += counts[i];
+    if (counts[i] > 0) {
+      ClassTally& tally = local[labels[i]];
+      tally.rows += counts[i];
+      tally.weight += weights[i];
+    }
 }
 
 LabelSummary summarise(ChunkSource& source, Communicator& communicator, bool classification) {
-  std::map<double, std::int64_t> counts;
+  std::map<double, ClassTally> counts;
   detail::TargetStats targets;
   CsrView x;
   source.reset();
@@ -70,7 +84,11 @@ LabelSummary summarise(ChunkSource& source, Communicator& communicator, bool cla
       require(std::isfinite(weight) && weight >= 0.0f,
               "row " + std::to_string(x.first_row + row) +
                   " has a negative or non-finite sample weight; weights must be >= 0");
-      if (classification) ++counts[label];
+      if (classification) {
+        ClassTally& tally = counts[label];
+        ++tally.rows;
+        tally.weight += weight;
+      }
       else targets.add(label, weight);
     }
   }
@@ -84,9 +102,9 @@ LabelSummary summarise(ChunkSource& source, Communicator& communicator, bool cla
   summary.n_rows = sizes[1];
   if (classification) {
     gather_classes(counts, communicator);
-    for (const auto& [label, count] : counts) {
+    for (const auto& [label, tally] : counts) {
       summary.classes.push_back(label);
-      summary.counts.push_back(count);
+      summary.class_weight_sums.push_back(tally.weight);
     }
   }
   return summary;
@@ -98,9 +116,16 @@ std::vector<double> class_weights(const LabelSummary& summary, const TrainParame
   require(!(p.balanced_class_weight && !p.class_weight.empty()),
           "class_weight: pass either per-class weights or balanced, not both");
   if (p.balanced_class_weight) {
-    for (std::size_t k = 0; k < n_classes; ++k)
-      weights[k] = static_cast<double>(summary.n_rows) /
-                   (static_cast<double>(n_classes) * static_cast<double>(summary.counts[k]));
+    // scikit-learn's compute_class_weight("balanced", sample_weight=...): the
+    // classes' sample weights, not their row counts (the same without weights):
+    // total / (n_classes x the class's). A class whose rows all weigh 0 has nothing
+    // to balance: 1.
+    double total = 0.0;
+    for (double sum : summary.class_weight_sums) total += sum;
+    for (std::size_t k = 0; k < n_classes; ++k) {
+      const double sum = summary.class_weight_sums[k];
+      weights[k] = sum > 0.0 ? total / (static_cast<double>(n_classes) * sum) : 1.0;
+    }
   }
   for (const auto& [label, weight] : p.class_weight) {
     const auto found = std::find(summary.classes.begin(), summary.classes.end(), label);

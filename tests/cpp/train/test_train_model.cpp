@@ -191,6 +191,18 @@ TEST(Train, BalancedAndPerLabelClassWeights) {
   ASSERT_EQ(balanced.class_weight.size(), 2u);
   EXPECT_DOUBLE_EQ(balanced.class_weight[1], n / (2.0 * positives));
   EXPECT_DOUBLE_EQ(balanced.class_weight[0], n / (2.0 * (n - positives)));
+  // With sample weights, the classes' weights summed, as scikit-learn's
+  // compute_class_weight("balanced", sample_weight=...): were the row counts.
+  o.sample_weights = true;
+  const Dataset weighed = random_problem(o);
+  double sums[2] = {0.0, 0.0};
+  for (std::size_t c = 0; c < weighed.n_chunks(); ++c) {
+    const CsrView x = weighed.view(c);
+    for (std::int64_t r = 0; r < x.n_rows; ++r) sums[x.labels[r] == 1.0 ? 1 : 0] += x.weight(r);
+  }
+  const Model weighed_balanced = train(weighed, p).model;
+  EXPECT_DOUBLE_EQ(weighed_balanced.class_weight[1], (sums[0] + sums[1]) / (2.0 * sums[1]));
+  EXPECT_DOUBLE_EQ(weighed_balanced.class_weight[0], (sums[0] + sums[1]) / (2.0 * sums[0]));
   p.balanced_class_weight = false;
   p.class_weight = {{1.0, 5.0}};
   const Model weighted = train(data, p).model;
