@@ -9,6 +9,7 @@
 #include <string>
 
 #include "snapml/error.h"
+#include "snapml/losses/dispatch.h"
 #include "snapml/metrics.h"
 #include "snapml/solver_factory.h"
 
@@ -19,6 +20,10 @@ struct RowRef {
   std::size_t chunk;
   std::int64_t row;
 };
+
+double label_of(const Dataset& data, const RowRef& ref) {
+  return data.chunk(ref.chunk).labels[static_cast<std::size_t>(ref.row)];
+}
 
 // One chunk holding the rows `rows` of `data`, in that order, weights included.
 Dataset gather(const Dataset& data, const std::vector<RowRef>& all_rows, const std::vector<std::size_t>& rows) {
@@ -111,6 +116,20 @@ std::vector<double> fold_predictions(const Dataset& data, const TrainParameters&
     for (std::size_t row = 0; row < n; ++row)
       if (!is_held_out[row]) training.push_back(row);
 
+    // Training rows of one class (a small class, or few rows a fold): LIBLINEAR
+    // scores the fold with that class predicted everywhere, at every C, as
+    // scikit-learn's LogisticRegressionCV does; train() refuses one class. No model
+    // is kept for the fold (nothing to warm-start from).
+    if (is_classification(parameters.loss) && !training.empty()) {
+      const double first = label_of(data, all_rows[training.front()]);
+      bool one_class = true;
+      for (std::size_t row : training) one_class = one_class && label_of(data, all_rows[row]) == first;
+      if (one_class) {
+        for (std::size_t row : held_out) predictions[row] = first;
+        if (kept && kept->size() <= static_cast<std::size_t>(fold)) kept->emplace_back();
+        continue;
+      }
+    }
     TrainParameters fold_parameters = parameters;
     if (warm) fold_parameters.warm_start = &models[static_cast<std::size_t>(fold)];
     Model model;

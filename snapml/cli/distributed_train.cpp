@@ -138,11 +138,13 @@ int train_rank(TrainOptions& o, Communicator& world) {
 
   if (!o.quiet) print_distribution(world, *source, result, timed.stats(), seconds);
   if (!root) return kExitOk;
+  // The history before the model: an output that fails (a full device) then
+  // leaves the model as it was, not a new model beside exit 3.
+  if (!o.history_file.empty()) write_history(o.history_file, result);
   if (o.liblinear_model)
     result.model.save_liblinear(o.model_file);
   else
     result.model.save(o.model_file);
-  if (!o.history_file.empty()) write_history(o.history_file, result);
   if (!o.quiet) print_summary(result, p, seconds, o.model_file, std::cout, std::cerr);
   if (!o.test_file.empty()) report_test(result.model, test, p.threads, std::cout);
   std::cout.flush();

@@ -1,26 +1,11 @@
 #include "input_files.h"
 
-#include <fstream>
 #include <sstream>
 #include <utility>
 
 #include "snapml/error.h"
 
 namespace snapml::cli {
-namespace {
-
-// The first `size` bytes of `path` (fewer when the file is shorter).
-std::string file_start(const std::string& path, std::size_t size) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IoError("cannot open " + path + ": " + errno_message());
-  std::string bytes(size, '\0');
-  in.read(bytes.data(), static_cast<std::streamsize>(size));
-  bytes.resize(static_cast<std::size_t>(in.gcount()));
-  return bytes;
-}
-
-}  // namespace
-
 std::vector<std::string> data_file_format_names() {
   std::vector<std::string> names;
   for (DataFormat format : {DataFormat::Auto, DataFormat::Svmlight, DataFormat::Binary})
@@ -58,20 +43,22 @@ Dataset read_dataset(const std::string& path, DataFormat format, int threads, co
 ModelFile load_any_model(const std::string& path) {
   // Both formats are text whose first word names them: "snapml-model" for ours
   // (docs/formats.md), "solver_type" for LIBLINEAR's. Anything else is handed to
-  // our reader, whose error names the file and line.
+  // our reader, whose error names the file and line. The file is read once: a
+  // pipe or a FIFO serves as the model file.
+  std::string text = Model::read_text(path);
   ModelFile loaded;
-  if (file_start(path, 64).rfind("solver_type", 0) == 0) {
-    loaded.model = Model::load_liblinear(path);
-    // load_liblinear has validated the header; only the label order is kept here.
-    std::ifstream in(path);
+  if (text.rfind("solver_type", 0) == 0) {
+    // The label order is the header's label line (parse_liblinear validates the header).
+    std::istringstream in(text);
     for (std::string line; std::getline(in, line) && line != "w" && line.rfind("w ", 0) != 0;) {
       if (line.rfind("label", 0) != 0) continue;
       std::istringstream labels(line.substr(5));
       for (double label; labels >> label;) loaded.label_order.push_back(label);
     }
+    loaded.model = Model::parse_liblinear(std::move(text), path);
     return loaded;
   }
-  loaded.model = Model::load(path);
+  loaded.model = Model::parse(std::move(text), path);
   const std::vector<double>& classes = loaded.model.classes;
   if (classes.size() == 2)
     loaded.label_order = {classes[1], classes[0]};

@@ -15,6 +15,7 @@
 #include <charconv>
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -200,16 +201,19 @@ int snap_convert(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "yes", "no"}))
       ->capture_default_str();
   app.add_option("--n-features", o.n_features, "feature count (default: one more than the largest index)")
-      ->check(positive_number());
+      ->transform(integer_in(1, std::numeric_limits<std::int32_t>::max()));
   app.add_option("--chunk-rows", o.chunk_rows,
                  "rows per chunk of the binary output (default: 65536 from svmlight, the input's chunks from binary)")
-      ->check(positive_number());
-  app.add_option("--threads", o.threads, "parser threads (default 0: all)")->check(non_negative_number());
+      ->transform(integer_in(1, std::numeric_limits<std::int64_t>::max()));
+  app.add_option("--threads", o.threads, "parser threads (default 0: all)")
+      ->transform(integer_in(0, std::numeric_limits<int>::max()));
   auto* hash_bits = app.add_option("--hash-bits", o.hash_bits,
                                    "--from criteo: categorical values hash into 2^BITS features (1..30)")
                         ->check(CLI::Range(1, 30))
                         ->capture_default_str();
-  auto* seed = app.add_option("--seed", o.seed, "--from criteo: seed of the categorical hash")->capture_default_str();
+  auto* seed = app.add_option("--seed", o.seed, "--from criteo: seed of the categorical hash")
+                   ->check(unsigned_64_bit())
+                   ->capture_default_str();
   auto* skip = app.add_flag("--skip-bad-lines", o.skip_bad_lines,
                             "--from criteo: drop malformed lines and print how many (default: the first one is an "
                             "error, exit 2)");

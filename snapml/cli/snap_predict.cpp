@@ -8,6 +8,7 @@
 // out; then prints LIBLINEAR's accuracy or regression lines. Exit codes: cli_common.h.
 #include <algorithm>
 #include <iostream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -111,7 +112,8 @@ int snap_predict(int argc, char** argv) {
   app.add_flag("-q", o.quiet, "quiet: no accuracy or error lines");
   app.add_option("--format", o.format, "test file format (default auto: binary for .snap or the binary magic)")
       ->check(CLI::IsMember(data_file_format_names()));
-  app.add_option("-n,--threads", o.threads, "CPU threads (default 0: all)")->check(non_negative_number());
+  app.add_option("-n,--threads", o.threads, "CPU threads (default 0: all)")
+      ->transform(integer_in(0, std::numeric_limits<int>::max()));
   app.footer("Exit codes: 0 ok, 1 usage, 2 bad input, 3 I/O error. docs/cli.md has the details.");
   parse_command_line(app, argc, argv);
   o.threads = usable_threads("snap-predict", o.threads, o.quiet);

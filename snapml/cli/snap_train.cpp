@@ -191,11 +191,13 @@ int snap_train(int argc, char** argv) {
   const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
   progress.clear();
 
+  // The history before the model: an output that fails (a full device) then
+  // leaves the model as it was, not a new model beside exit 3.
+  if (!o.history_file.empty()) write_history(o.history_file, result);
   if (o.liblinear_model)
     result.model.save_liblinear(o.model_file);
   else
     result.model.save(o.model_file);
-  if (!o.history_file.empty()) write_history(o.history_file, result);
   // The model is safe: a later run with this --checkpoint starts afresh.
   remove_checkpoint(o.parameters, local);
   if (!o.quiet) print_summary(result, o.parameters, seconds, o.model_file, std::cout, std::cerr);

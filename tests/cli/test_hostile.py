@@ -90,6 +90,64 @@ def test_option_ranges(scratch):
     ok(snap("train", "-q", "--seed", str(2**64 - 1), data, model))
 
 
+def test_convert_option_ranges(scratch):
+    """snap-convert's integer options as snap-train's: --seed -1 and 2^64 were taken
+    as 2^64 - 1 (another hashing than the one asked for, silently), --n-features 1e2
+    said "Could not convert"."""
+    criteo = write(os.path.join(scratch, "day.tsv"), "1\t5\t\t\t\t\t\t\t\t\t\t\t\t\t" + "\t".join(["68fd1e64"] * 26) + "\n")
+    out = os.path.join(scratch, "out.txt")
+    for args, fragment in ((["--seed", "-1"], "--seed: '-1' is not a whole number >= 0"),
+                           (["--seed", str(2**64)], f"--seed: {2**64} is not in [0, 18446744073709551615]")):
+        expect_exit(snap("convert", "--from", "criteo", *args, criteo, out), 1, fragment)
+    check(not os.path.exists(out), "a refused conversion wrote its output")
+    ok(snap("convert", "--from", "criteo", "--seed", str(2**64 - 1), criteo, out))
+    heart = dataset("heart_scale")
+    expect_exit(snap("convert", "--n-features", "3000000000", heart, os.path.join(scratch, "x.snap")), 1,
+                "--n-features: 3000000000 is not in [1, 2147483647]")
+    ok(snap("convert", "--n-features", "1e2", "--chunk-rows", "1e2", heart, os.path.join(scratch, "x.snap")))
+
+
+def test_predict_reads_its_model_once(scratch):
+    """The model file is read once, so a pipe serves: snap-predict read it twice (its
+    first word, then the model), and the second read of a pipe found it empty
+    ("the file ends where snapml-model was expected")."""
+    import subprocess
+    heart = dataset("heart_scale")
+    ours, theirs = os.path.join(scratch, "m"), os.path.join(scratch, "ll")
+    ok(snap("train", "-q", "-s", "0", heart, ours))
+    ok(snap("train", "-q", "-s", "0", "--model-format", "liblinear", heart, theirs))
+    for model in (ours, theirs):
+        expected = ok(snap("predict", heart, model, os.path.join(scratch, "file.out"))).stdout
+        with open(model, "rb") as f:
+            piped = subprocess.run([tool_path("snap-predict"), heart, "/dev/stdin", os.path.join(scratch, "pipe.out")],
+                                   input=f.read(), capture_output=True, timeout=60)
+        check(piped.returncode == 0, f"a piped model failed: {piped.stderr.decode()}")
+        check(piped.stdout.decode() == expected, f"{piped.stdout.decode()} against {expected}")
+        with open(os.path.join(scratch, "file.out")) as a, open(os.path.join(scratch, "pipe.out")) as b:
+            check(a.read() == b.read(), "a piped model predicted otherwise")
+
+
+def test_a_failing_history_leaves_no_model(scratch):
+    """--history on a full device fails when written (exit 3); the model was written
+    first, so a script saw failure beside a fresh model. The history comes first now."""
+    if not os.path.exists("/dev/full"):
+        return
+    model = os.path.join(scratch, "m")
+    expect_exit(snap("train", "--history", "/dev/full", dataset("heart_scale"), model), 3)
+    check(not os.path.exists(model), "a run that exited 3 wrote its model")
+
+
+def test_cross_validation_with_a_one_class_fold(scratch):
+    """-v 2 on three rows: one fold trains on a single row, one class. The run
+    failed ("classification needs at least two distinct labels"); LIBLINEAR scores
+    such a fold with that class predicted, and so does -v now (and -C)."""
+    data = write(os.path.join(scratch, "three.txt"), "1 1:1\n1 1:0.9\n-1 1:-1\n")
+    for seed in range(4):
+        result = ok(snap("train", "-v", "2", "--seed", str(seed), data))
+        check("Cross Validation Accuracy = " in result.stdout, result.stdout)
+    check("Best C = " in ok(snap("train", "-C", "-v", "2", data)).stdout, "-C did not report")
+
+
 def test_liblinear_labels(scratch):
     """--model-format liblinear refusals come before training; a LIBLINEAR model with a
     repeated label names its label line (it named the last weight line)."""

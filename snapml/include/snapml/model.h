@@ -75,6 +75,13 @@ class Model {
   // Writing needs integer class labels (LIBLINEAR stores them as int).
   void save_liblinear(const std::string& path) const;
   static Model load_liblinear(const std::string& path);
+  // A model file's whole text, read once (a pipe or a FIFO serves as a model
+  // file); IoError naming `path` when it cannot be read. parse and
+  // parse_liblinear read a model from such text, naming `path` in their errors,
+  // as load and load_liblinear do from the file.
+  static std::string read_text(const std::string& path);
+  static Model parse(std::string text, const std::string& path);
+  static Model parse_liblinear(std::string text, const std::string& path);
   // Why a model of this loss, penalty, labels and index base cannot be saved in
   // LIBLINEAR's format, "" when it can: a label that is not an integer, a problem
   // with no LIBLINEAR solver_type (the lasso), zero-based data (LIBLINEAR's

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "model_text.h"
 #include "../common/omp_threads.h"
@@ -186,8 +187,10 @@ void Model::save(const std::string& path) const {
   file.commit();
 }
 
-Model Model::load(const std::string& path) {
-  detail::ModelText in(path);
+Model Model::load(const std::string& path) { return parse(read_text(path), path); }
+
+Model Model::parse(std::string text, const std::string& path) {
+  detail::ModelText in(path, std::move(text));
   Model model;
   auto expect_key = [&](const char* key) {
     in.require_line(key);

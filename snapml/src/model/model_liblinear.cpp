@@ -16,6 +16,7 @@
 #include <climits>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "model_text.h"
 #include "snapml/atomic_file.h"
@@ -119,8 +120,10 @@ void Model::save_liblinear(const std::string& path) const {
   file.commit();
 }
 
-Model Model::load_liblinear(const std::string& path) {
-  detail::ModelText in(path);
+Model Model::load_liblinear(const std::string& path) { return parse_liblinear(read_text(path), path); }
+
+Model Model::parse_liblinear(std::string text, const std::string& path) {
+  detail::ModelText in(path, std::move(text));
   Model model;
   std::string solver;
   std::int64_t n_classes = -1;

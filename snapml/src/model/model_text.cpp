@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "snapml/error.h"
+#include "snapml/model.h"
 
 namespace snapml::detail {
 
@@ -19,19 +20,7 @@ void append_number(std::string& out, double value) {
   out.append(buffer, result.ptr);
 }
 
-ModelText::ModelText(const std::string& path) : path_(path) {
-  // A directory opens and reads as an empty file: say what it is (an I/O error,
-  // not a malformed model).
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error))
-    throw IoError("cannot read model file " + path + ": it is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IoError("cannot open model file " + path + ": " + errno_message());
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw IoError("cannot read model file " + path + ": " + errno_message());
-  text_ = buffer.str();
-}
+ModelText::ModelText(const std::string& path) : path_(path), text_(Model::read_text(path)) {}
 
 bool ModelText::next_line() {
   while (next_line_start_ < text_.size()) {
@@ -105,3 +94,21 @@ void ModelText::fail(const std::string& problem) const {
 void ModelText::fail_line(const std::string& problem) const { throw InputError(path_, line_number_, 0, problem); }
 
 }  // namespace snapml::detail
+
+namespace snapml {
+
+std::string Model::read_text(const std::string& path) {
+  // A directory opens and reads as an empty file: say what it is (an I/O error,
+  // not a malformed model).
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error))
+    throw IoError("cannot read model file " + path + ": it is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw IoError("cannot open model file " + path + ": " + errno_message());
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) throw IoError("cannot read model file " + path + ": " + errno_message());
+  return buffer.str();
+}
+
+}  // namespace snapml
