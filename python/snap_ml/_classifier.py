@@ -156,8 +156,13 @@ class SnapClassifier(ClassifierMixin, SnapLinearModel):
         self.classes_ = classes
         self.coef_ = model.coef
         self.intercept_ = model.intercept
-        self.n_iter_ = self._n_iter
+        self.n_iter_ = self._fitted_n_iter(self._n_iter)
         return self
+
+    def _fitted_n_iter(self, per_problem):
+        """``n_iter_`` from each problem's epochs: one per problem, as scikit-learn's
+        LogisticRegression (LinearSVC: their largest)."""
+        return per_problem
 
     def _fit_file(self, resolved, X, y, sample_weight, checkpoint=None):
         """``fit`` on a ``.snap`` path: classes are the file's distinct labels."""
@@ -169,7 +174,7 @@ class SnapClassifier(ClassifierMixin, SnapLinearModel):
         self.classes_ = model.classes
         self.coef_ = model.coef
         self.intercept_ = model.intercept
-        self.n_iter_ = self._n_iter
+        self.n_iter_ = self._fitted_n_iter(self._n_iter)
         return self
 
     def decision_function(self, X):

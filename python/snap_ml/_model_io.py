@@ -68,7 +68,7 @@ def load_model(path, format="auto"):
         estimator.classes_ = model.classes
         estimator.coef_ = coef
         estimator.intercept_ = model.intercept
-        estimator.n_iter_ = np.zeros(coef.shape[0], dtype=np.int32)
+        estimator.n_iter_ = estimator._fitted_n_iter(np.zeros(coef.shape[0], dtype=np.int32))
     estimator.n_features_in_ = int(model.n_features)
     estimator._problem_ = estimator._resolve()
     estimator.training_history_ = []

@@ -244,13 +244,16 @@ def test_ridge_objective_and_alpha(alpha):
 def linear_svc_script(lm, X_train, X_test, y_train, y_test):
     scaler = StandardScaler().fit(X_train)
     model = lm.LinearSVC(C=0.1, tol=1e-8, max_iter=100000).fit(scaler.transform(X_train), y_train)
-    return model.decision_function(scaler.transform(X_test)), model.score(scaler.transform(X_test), y_test)
+    three = lm.LinearSVC().fit(*load_iris(return_X_y=True))
+    return (model.decision_function(scaler.transform(X_test)), model.score(scaler.transform(X_test), y_test),
+            type(three.n_iter_))
 
 
 def test_linear_svc(cancer):
-    (d_sk, s_sk), (d_ours, s_ours) = both(linear_svc_script, *cancer)
+    (d_sk, s_sk, n_iter_sk), (d_ours, s_ours, n_iter_ours) = both(linear_svc_script, *cancer)
     np.testing.assert_allclose(d_ours, d_sk, atol=1e-4)
     assert s_ours == s_sk
+    assert n_iter_ours is n_iter_sk is int  # the most over the classes (it was an array of one per class)
 
 
 def multiclass_script(lm, X_train, X_test, y_train):

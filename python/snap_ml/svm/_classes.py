@@ -1,6 +1,8 @@
 """Linear support vector machines: hinge (LIBLINEAR -s 3) and squared hinge (-s 1,
 -s 2): Snap ML's ``SupportVectorMachine`` and scikit-learn's ``LinearSVC``."""
 
+import numpy as np
+
 from .._classifier import SnapClassifier
 from .._constraints import Checked
 from .._docs import fill
@@ -244,3 +246,7 @@ class LinearSVC(SnapClassifier):
             primal = loss == "squared_hinge" if self.dual == "auto" else not self.dual
             chosen = problem("l2", "primal" if primal else "dual", True)
         return Problem(loss=loss, C=resolve_C(self.C, None), tol=self.tol, max_iter=self.max_iter, **chosen)
+
+    def _fitted_n_iter(self, per_problem):
+        # scikit-learn's LinearSVC.n_iter_ is one int, the most over the classes.
+        return int(np.max(per_problem))
