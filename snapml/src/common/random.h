@@ -8,16 +8,19 @@
 
 namespace snapml::detail {
 
+// splitmix64's finaliser: every bit of z moves every bit of the result (also
+// what the ranks' order-free row checksum sums, rank_agreement.cpp).
+inline std::uint64_t splitmix64_mix(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
 // splitmix64 (Steele, Lea & Flood 2014): a small, seedable, portable generator.
 class SplitMix64 {
  public:
   explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
+  std::uint64_t next() { return splitmix64_mix(state_ += 0x9E3779B97F4A7C15ULL); }
   // Uniform in [0, bound) by Lemire's multiply-shift (bias below 2^-32 for the
   // bounds used here, which is immaterial to a shuffle's quality).
   std::uint64_t below(std::uint64_t bound) {

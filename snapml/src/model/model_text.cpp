@@ -20,8 +20,6 @@ void append_number(std::string& out, double value) {
   out.append(buffer, result.ptr);
 }
 
-ModelText::ModelText(const std::string& path) : path_(path), text_(Model::read_text(path)) {}
-
 bool ModelText::next_line() {
   while (next_line_start_ < text_.size()) {
     std::size_t end = text_.find('\n', next_line_start_);

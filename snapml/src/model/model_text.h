@@ -16,9 +16,7 @@ void append_number(std::string& out, double value);
 
 class ModelText {
  public:
-  // Reads the whole file (Model::read_text); throws IoError when it cannot.
-  explicit ModelText(const std::string& path);
-  // A file's text read before; `path` names it in messages.
+  // A model file's text, read once by Model::read_text; `path` names it in messages.
   ModelText(std::string path, std::string text) : path_(std::move(path)), text_(std::move(text)) {}
 
   // Moves to the next non-empty line; false at the end of the file.

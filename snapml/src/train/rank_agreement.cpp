@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/random.h"
 #include "snapml/error.h"
 #include "snapml/losses/dispatch.h"
 #include "snapml/penalty.h"
@@ -139,12 +140,9 @@ std::uint64_t rows_multiset_checksum(ChunkSource& source) {
     for (std::int64_t r = 0; r < x.n_rows; ++r) {
       Checksum64 row;
       add_row(row, x, r);
-      // splitmix64's finaliser, so that sums of rows do not cancel as the raw
-      // states might; added mod 2^64: the order of the rows does not count.
-      std::uint64_t z = row.value();
-      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-      z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-      total += z ^ (z >> 31);
+      // Mixed, so that sums of rows do not cancel as the raw states might; added
+      // mod 2^64: the order of the rows does not count.
+      total += detail::splitmix64_mix(row.value());
     }
   });
   return total | 1;  // never 0, which stands for "not checked"
