@@ -143,6 +143,21 @@ void print_summary(const TrainResult& result, const TrainParameters& parameters,
   if (at_max_iter > 0)
     warnings << "snap-train: warning: " << at_max_iter << of_problems << " stopped at --max-iter "
              << parameters.max_iter << " epochs before " << rule << " met --tol; raise --max-iter or -e\n";
+  // The dual solver ends on its best certified iterate where the last one's primal
+  // objective was larger (snapml/impl/cocoa_round.h): said, since the model is
+  // then not the last epoch's.
+  std::size_t on_best = 0;
+  int best_epoch = 0;
+  for (const FitResult& fit : result.fits) {
+    on_best += fit.best_epoch > 0 ? 1 : 0;
+    best_epoch = std::max(best_epoch, fit.best_epoch);
+  }
+  if (on_best == 1 && problems == 1)
+    out << "snap-train: the model is epoch " << best_epoch
+        << "'s iterate, whose primal objective was the smallest certified (the last epoch's was larger)\n";
+  else if (on_best > 0)
+    out << "snap-train: " << on_best << of_problems
+        << " end on an earlier epoch's iterate, whose primal objective was the smallest certified\n";
   // The Newton solver also stops when its trust region has shrunk to nothing:
   // the fit is as precise as double precision allows (snapml/src/primal/primal_newton_solver.cpp).
   if (stopped_early > 0)

@@ -27,7 +27,7 @@ def test_feature_memory(scratch):
     # when large enough.
     mid = write(os.path.join(scratch, "mid.txt"), "1 100000000:1\n-1 1:1\n")
     expect_exit(tool("train", "-q", "-n", "1", "--max-memory", "1G", mid, model), 2, mid + ": 100000000 features",
-                "1.0 GiB of the memory budget", "--max-memory 4G")
+                "1.0 GiB of the memory budget", "--max-memory 5G")
     mid4 = write(os.path.join(scratch, "mid4.txt"), "1 100000000:1\n-1 1:1\n1 2:1\n-1 3:1\n")
     expect_exit(tool("train", "-q", "-n", "1", "--max-memory", "1G", "-v", "2", mid4), 2, mid4 + ": 100000000")
     small = write(os.path.join(scratch, "small.txt"), "1 1000:1\n-1 1:1\n")

@@ -30,10 +30,11 @@ std::uint64_t available_memory_bytes();
 // offsets, cursor, scales and curvatures, and the active set), and `replicas`
 // more copies of w when the dual solver's threads may each step on their own
 // (thread_updates.h; the threads of all running problems together), and one
-// more w per running problem when `averaged` (a dual fit of a non-smooth loss,
+// more w per running problem when `iterate_copy` (the dual solver's second
+// iterate: a non-smooth loss's average, a smooth loss's best certified one;
 // cocoa_round.h).
 std::uint64_t fit_bytes_per_feature(Penalty penalty, std::size_t problems, std::size_t running,
-                                    std::size_t replicas = 0, bool averaged = false);
+                                    std::size_t replicas = 0, bool iterate_copy = false);
 
 // The fit would not fit: what() says how many features, the bytes they need,
 // the budget and what to do. The CLI adds the training file's name (exit 2).

@@ -175,6 +175,10 @@ struct FitResult {
   // the average of the iterates (cocoa_round.h, IterateAverage), whose duality
   // gap was the smaller at the last certificate.
   bool averaged = false;
+  // The dual solver with a smooth loss: the epoch of the certified iterate
+  // returned where it is not the last one (its primal objective the smallest
+  // certified; cocoa_round.h, "The best certified iterate"); 0 otherwise.
+  int best_epoch = 0;
   // Times the divergence guard made the solver lower its concurrency (halve the
   // GPU's rows in flight); each is marked in its record (concurrency_reduced).
   int concurrency_reductions = 0;

@@ -19,16 +19,16 @@ std::uint64_t available_memory_bytes() {
 }
 
 std::uint64_t fit_bytes_per_feature(Penalty penalty, std::size_t problems, std::size_t running,
-                                    std::size_t replicas, bool averaged) {
+                                    std::size_t replicas, bool iterate_copy) {
   // L2 (sdca_cpu.cpp): w 8, CoCoA+'s local copy 8, column counts 4 and the
   // hot-column slot 2 (rounded up to 24). L1 (cd_l1_cpu.cpp): w, counts, offsets,
   // cursor, scale, curvature sum and order, 8 each; newGLMNET (glmnet_cpu.cpp)
   // holds no more: w, offsets, scale, order, gradient, Hessian diagonal and
   // direction, without the curvature sums (the counts and cursor are gone by then).
   const std::uint64_t solver = penalty == Penalty::L1 ? 56 : 24;
-  // The hinge loss's dual fits also keep the average of their iterates' w
-  // (cocoa_round.h, IterateAverage): 8 more each.
-  const std::uint64_t average = averaged ? 8 : 0;
+  // The dual fits also keep a second iterate's w (cocoa_round.h: the hinge's
+  // average, a smooth loss's best certified iterate): 8 more each.
+  const std::uint64_t average = iterate_copy ? 8 : 0;
   return 16 * static_cast<std::uint64_t>(problems) + (solver + average) * static_cast<std::uint64_t>(running) +
          8 * static_cast<std::uint64_t>(replicas);
 }

@@ -260,7 +260,8 @@ bool record_round(FitResult& result, const Objectives& objectives, double second
   record.gap = objectives.gap;
   result.history.push_back(record);
   if (parameters.on_epoch) parameters.on_epoch(record);
-  result.converged = objectives.gap <= parameters.tol * objectives.primal;
+  // An infinite primal meets tol * P with any gap: a diverged iterate never converges.
+  result.converged = std::isfinite(objectives.primal) && objectives.gap <= parameters.tol * objectives.primal;
   return result.converged;
 }
 

@@ -101,6 +101,18 @@ FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, in
     averaging = without == 0.0;
   }
   int averaged = 0;  // rounds in the average
+  // A smooth loss: the best certified iterate (cocoa_round.h, "The best certified
+  // iterate"), where every rank's backend keeps one; the largest dual value
+  // certified so far, whatever the loss.
+  bool keeping_best = !averaging && !loss_is_non_smooth(parameters.loss);
+  if (keeping_best) {
+    double without = backend.keeps_best() ? 0.0 : 1.0;
+    communicator.allreduce_sum(&without, 1);
+    keeping_best = without == 0.0;
+  }
+  double best_primal = HUGE_VAL;
+  int best_epoch = 0;
+  double largest_dual = -HUGE_VAL;
   detail::DivergenceGuard guard(!loss_is_non_smooth(parameters.loss));
   auto certify = [&] {
     ObjectiveSums sums = backend.objective_sums(result.epochs);
@@ -176,10 +188,31 @@ FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, in
       objectives.gap = objectives.primal - objectives.dual;
     }
     result.averaged = on_average;
-    if (record_round(result, objectives, seconds_since(started), parameters)) break;
+    // The fit's certificate: the smallest primal certified (the iterate's, or the
+    // kept best's) against the largest dual value (weak duality: every feasible
+    // alpha's D bounds P* from below, so P(w) - max D bounds P(w) - P*).
+    // (A NaN dual, a diverged iterate's, is kept for this certificate: never
+    // passed over for an earlier value that would make the gap look finite.)
+    if (!(objectives.dual <= largest_dual)) largest_dual = objectives.dual;
+    const bool iterate_best = !keeping_best || objectives.primal < best_primal;
+    Objectives fit = objectives;
+    if (!iterate_best) fit.primal = best_primal;
+    fit.dual = largest_dual;
+    fit.gap = fit.primal - fit.dual;
+    // Where the fit ends, it ends on the point its certificate measured.
+    auto end_on_best = [&] {
+      if (iterate_best) return;
+      backend.end_on_best();
+      result.best_epoch = best_epoch;
+    };
+    if (record_round(result, fit, seconds_since(started), parameters)) {
+      end_on_best();
+      break;
+    }
     // Not met: does the certificate say the fit diverges? Every rank sees the
     // same reduced objectives, so every rank decides alike; each backend is asked
     // to step more carefully, and if one cannot, the fit fails on all of them.
+    // The iterate's own objectives: a kept best's would hide its rise.
     const std::string diverged = guard.check(objectives);
     if (!diverged.empty()) {
       double cannot = backend.reduce_concurrency() ? 0.0 : 1.0;
@@ -194,10 +227,18 @@ FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, in
         guard.reset();
       }
     }
-    if (result.epochs >= parameters.max_epochs) break;
+    if (result.epochs >= parameters.max_epochs) {
+      end_on_best();
+      break;
+    }
+    if (keeping_best && iterate_best) {
+      backend.keep_best();
+      best_primal = objectives.primal;
+      best_epoch = result.epochs;
+    }
     if (on_average) backend.swap_average();  // the iterate goes on
     result.averaged = false;
-    schedule.record(result.epochs, objectives);
+    schedule.record(result.epochs, fit);
   }
   return result;
 }

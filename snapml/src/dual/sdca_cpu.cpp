@@ -371,8 +371,10 @@ FitResult SdcaCpuSolver::fit(ChunkSource& source, Communicator& communicator, So
   std::vector<double>().swap(round_alpha_);
   std::vector<double>().swap(alpha_average_);
   std::vector<double>().swap(weights_average_);
+  std::vector<double>().swap(alpha_best_);
+  std::vector<double>().swap(weights_best_);
   bounds_.reset();
-  average_bounds_.reset();
+  iterate_bounds_.reset();
   source_ = nullptr;
   return result;
 }

@@ -67,11 +67,16 @@ class SdcaCpuSolver final : public Solver, private RoundBackend {
   }
   bool reduce_concurrency() override;
   // The average of a non-smooth loss's iterates (cocoa_round.h), for rows in
-  // memory only: 8 bytes a row more, and its own margin bounds (16) when the
-  // iterate has them; a streamed fit keeps to the 16 bytes a row its budget counts.
+  // memory only: 8 bytes a row more (no margin bounds of its own: swap_average);
+  // a streamed fit keeps to the 16 bytes a row its budget counts.
   bool keeps_average() const override { return !resident_.chunks.empty(); }
   void add_to_average(double weight) override;
   void swap_average() override;
+  // The best certified iterate of a smooth loss (cocoa_round.h), for rows in
+  // memory only, as the average: 8 bytes a row more.
+  bool keeps_best() const override { return !resident_.chunks.empty(); }
+  void keep_best() override;
+  void end_on_best() override;
 
   // Several workers, rows in memory: alpha of the rows order_[first, first + count),
   // the round's, which scale_alpha goes back towards.
@@ -155,10 +160,15 @@ class SdcaCpuSolver final : public Solver, private RoundBackend {
   // The gap pass of a hinge-type loss skips the rows whose loss it can prove 0
   // (objectives.h, MarginBounds): 16 bytes a row, so only with a resident source.
   std::unique_ptr<MarginBounds> bounds_;
-  // The averaged iterate (add_to_average) and the bounds of its margins.
+  // The averaged iterate (add_to_average); while it is swapped in, the iterate's
+  // margin bounds (the average has none: swap_average).
   std::vector<double> alpha_average_;
   std::vector<double> weights_average_;
-  std::unique_ptr<MarginBounds> average_bounds_;
+  std::unique_ptr<MarginBounds> iterate_bounds_;
+  // The best certified iterate (keep_best): alpha, w and a free intercept's offset.
+  std::vector<double> alpha_best_;
+  std::vector<double> weights_best_;
+  detail::FreeIntercept intercept_best_;
   detail::HotColumns hot_;  // with several threads only
   // A small w shared by several threads (thread_copies.h), else null.
   std::unique_ptr<detail::ThreadCopies> copies_;

@@ -108,7 +108,6 @@ void SdcaCpuSolver::add_to_average(double weight) {
   if (weight >= 1.0) {
     alpha_average_ = alpha_;
     weights_average_ = weights_;
-    if (bounds_) average_bounds_ = std::make_unique<MarginBounds>(squared_norms_.data(), squared_norms_.size());
     return;
   }
   // average += weight (iterate - average): alpha's and w's alike (w_avg = w(alpha_avg)).
@@ -123,10 +122,28 @@ SNAPML_OMP(parallel for num_threads(detail::threads_for(size, threads)) schedule
   mix(weights_average_, weights_, threads_);
 }
 
+// The average's certificate passes go without margin bounds (a full pass each):
+// it is certified only where it can end the fit, a few times a fit, and bounds of
+// its own would cost 16 bytes a row past the resident state a memory budget
+// counts (docs/out-of-core.md). The iterate's bounds are set aside meanwhile.
 void SdcaCpuSolver::swap_average() {
   alpha_.swap(alpha_average_);
   weights_.swap(weights_average_);
-  bounds_.swap(average_bounds_);
+  bounds_.swap(iterate_bounds_);
+}
+
+void SdcaCpuSolver::keep_best() {
+  alpha_best_ = alpha_;
+  weights_best_ = weights_;
+  intercept_best_ = intercept_;
+}
+
+// The fit ends here: the margin bounds and shrinking lists, which follow the
+// iterate, are not used again.
+void SdcaCpuSolver::end_on_best() {
+  alpha_.swap(alpha_best_);
+  weights_.swap(weights_best_);
+  intercept_ = intercept_best_;
 }
 
 ObjectiveSums SdcaCpuSolver::objective_sums(int) {

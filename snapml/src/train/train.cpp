@@ -524,11 +524,14 @@ TrainResult train(ChunkSource& source, Communicator& communicator, const TrainPa
   worst.skewed_columns = true;
   const bool replicas_possible =
       p.penalty == Penalty::L2 && !p.use_gpu && use_replicas(p.thread_updates, threads, worst);
-  const bool averaged = p.penalty == Penalty::L2 && !p.use_gpu && loss_is_non_smooth(p.loss);
+  // The CPU dual solver's second iterate (cocoa_round.h): the hinge's average, a
+  // smooth loss's best certified one.
+  const bool iterate_copy = p.penalty == Penalty::L2 && !p.use_gpu;
   // The model's full width, which assemble() fills, whatever the fit's.
   check_feature_memory(summary.n_features,
                        fit_bytes_per_feature(p.penalty, weight_rows, running,
-                                             replicas_possible ? static_cast<std::size_t>(threads) : 0, averaged),
+                                             replicas_possible ? static_cast<std::size_t>(threads) : 0,
+                                             iterate_copy),
                        p.max_memory);
   if (p.penalty == Penalty::L1) check_l1_copy_memory(source.resident(), source.nnz(), source.n_rows(), p.max_memory);
   // Regression: the targets the solvers see (target_transform.h).

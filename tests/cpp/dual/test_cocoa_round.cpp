@@ -196,17 +196,10 @@ TEST(CocoaRound, SeveralRoundsAnEpochMergeAfterEachShareAndCountTheEpochOnce) {
   EXPECT_EQ(spanning.rounds_begun, 1);
 }
 
-// A backend that keeps the average of its iterates (IterateAverage): the
-// iterate's primal 1 + 2 / e and dual 1 - 1 / e after e epochs, the average's
-// primal 1 + 0.5 / e (or 1 + 3 / e) and dual 1 - 3 / e.
-class AveragingBackend final : public RoundBackend {
+// A backend of one worker whose epochs visit its 10 rows and move nothing the
+// driver reads: the objective sums are each test's script.
+class StillBackend : public RoundBackend {
  public:
-  bool average_better = true;
-  bool swapped = false;  // the average is the backend's (alpha, w)
-  std::vector<double> weights_added;
-  std::vector<int> certified_before;
-  std::vector<bool> certified_average;
-
   std::int64_t n_rows() const override { return 10; }
   std::size_t weight_count() const override { return 2; }
   void begin_round() override {}
@@ -214,6 +207,21 @@ class AveragingBackend final : public RoundBackend {
   void local_change(double, double*) override {}
   void apply_change(double, const double*) override {}
   void scale_alpha(double) override {}
+  double squared_weight_norm() override { return 0.0; }
+  std::vector<double> copy_alpha() override { return {}; }
+};
+
+// A backend that keeps the average of its iterates (IterateAverage): the
+// iterate's primal 1 + 2 / e and dual 1 - 1 / e after e epochs, the average's
+// primal 1 + 0.5 / e (or 1 + 3 / e) and dual 1 - 3 / e.
+class AveragingBackend final : public StillBackend {
+ public:
+  bool average_better = true;
+  bool swapped = false;  // the average is the backend's (alpha, w)
+  std::vector<double> weights_added;
+  std::vector<int> certified_before;
+  std::vector<bool> certified_average;
+
   ObjectiveSums objective_sums(int next_epoch) override {
     certified_before.push_back(next_epoch);
     certified_average.push_back(swapped);
@@ -223,8 +231,6 @@ class AveragingBackend final : public RoundBackend {
     sums.dual = swapped ? 1.0 - 3.0 / e : 1.0 - 1.0 / e;
     return sums;
   }
-  double squared_weight_norm() override { return 0.0; }
-  std::vector<double> copy_alpha() override { return {}; }
   bool keeps_average() const override { return true; }
   void add_to_average(double weight) override { weights_added.push_back(weight); }
   void swap_average() override { swapped = !swapped; }
@@ -285,6 +291,104 @@ TEST(CocoaRound, TheAverageEndsAFitWhoseIterateAloneHasNotMetTol) {
   EXPECT_LT(result.epochs, 8);
   EXPECT_DOUBLE_EQ(result.history.back().primal, 1.0 + 0.5 / result.epochs);
   EXPECT_TRUE(backend.swapped);
+}
+
+// A smooth loss's backend whose primal swings from certificate to certificate
+// while its dual rises (the certified iterate's primal `primals[k]` at the k-th
+// certificate, its dual 1 - 1 / e), and that keeps a best iterate.
+class SwingingBackend final : public StillBackend {
+ public:
+  std::vector<double> primals;
+  bool keeps = true;
+  std::vector<int> kept_at;  // the certificate (0, 1, ...) each keep_best() copied
+  int ended_on = -1;         // the certificate end_on_best() returned to
+  int certificates = 0;
+  std::vector<int> certified_after;  // the epochs done at each certificate
+
+  ObjectiveSums objective_sums(int next_epoch) override {
+    certified_after.push_back(next_epoch);
+    ObjectiveSums sums;
+    sums.loss = primals.at(static_cast<std::size_t>(certificates++));
+    sums.dual = 1.0 - 1.0 / next_epoch;
+    return sums;
+  }
+  bool keeps_best() const override { return keeps; }
+  void keep_best() override { kept_at.push_back(certificates - 1); }
+  void end_on_best() override { ended_on = kept_at.back(); }
+};
+
+TEST(CocoaRound, ASmoothFitEndsOnItsBestCertifiedIterateAtMaxEpochs) {
+  SwingingBackend backend;
+  backend.primals = {3.0, 1.5, 4.0, 2.0, 2.5, 3.5};
+  SolverParameters parameters;
+  parameters.loss = LossKind::SquaredHinge;
+  parameters.tol = 1e-9;
+  parameters.max_epochs = 6;
+  LocalCommunicator local;
+  const FitResult result = run_cocoa_rounds(backend, local, 1, parameters, std::chrono::steady_clock::now());
+  EXPECT_FALSE(result.converged);
+  EXPECT_EQ(result.epochs, 6);
+  const std::size_t certificates = backend.certified_after.size();
+  ASSERT_GE(certificates, 3u);
+  EXPECT_EQ(backend.certified_after.back(), 6);
+  // Copied where the primal was the smallest yet and the fit went on.
+  EXPECT_EQ(backend.kept_at, (std::vector<int>{0, 1}));
+  EXPECT_EQ(backend.ended_on, 1);
+  EXPECT_EQ(result.best_epoch, backend.certified_after[1]);
+  ASSERT_EQ(result.history.size(), certificates);
+  // Each record: the smallest primal so far against the largest dual.
+  EXPECT_DOUBLE_EQ(result.history[2].primal, 1.5);
+  const EpochRecord& last = result.history.back();
+  EXPECT_DOUBLE_EQ(last.primal, 1.5);
+  EXPECT_DOUBLE_EQ(last.dual, 1.0 - 1.0 / 6);
+  EXPECT_DOUBLE_EQ(last.gap, last.primal - last.dual);
+
+  // The last iterate the best: it is returned, nothing swapped.
+  SwingingBackend falling;
+  falling.primals = {3.0, 2.5, 2.0, 1.5, 1.4, 1.3};
+  const FitResult last_best = run_cocoa_rounds(falling, local, 1, parameters, std::chrono::steady_clock::now());
+  EXPECT_EQ(falling.ended_on, -1);
+  EXPECT_EQ(last_best.best_epoch, 0);
+  EXPECT_DOUBLE_EQ(last_best.history.back().primal, falling.primals[falling.certified_after.size() - 1]);
+
+  // A backend without the copy (a streamed source, the GPU's): its last iterate,
+  // certified by the largest dual all the same.
+  SwingingBackend without;
+  without.keeps = false;
+  without.primals = backend.primals;
+  const FitResult plain = run_cocoa_rounds(without, local, 1, parameters, std::chrono::steady_clock::now());
+  EXPECT_TRUE(without.kept_at.empty());
+  EXPECT_EQ(without.ended_on, -1);
+  EXPECT_EQ(plain.best_epoch, 0);
+  EXPECT_DOUBLE_EQ(plain.history.back().primal, without.primals[without.certified_after.size() - 1]);
+
+  // The hinge keeps its average in that room instead (IterateAverage).
+  SwingingBackend hinge;
+  hinge.primals = backend.primals;
+  parameters.loss = LossKind::Hinge;
+  const FitResult averaged = run_cocoa_rounds(hinge, local, 1, parameters, std::chrono::steady_clock::now());
+  EXPECT_TRUE(hinge.kept_at.empty());
+  EXPECT_EQ(averaged.best_epoch, 0);
+}
+
+TEST(CocoaRound, TheBestIterateEndsAFitWhoseLastIterateHasNotMetTol) {
+  // tol 0.5, the dual 1 - 1 / e: at the second certificate (e >= 2) the iterate
+  // (1.2, at most 2 / 3) is short of it; at the third the iterate's 3.0 is far
+  // from it, the best's 1.2 against the larger dual (at least 2 / 3) meets it.
+  SwingingBackend backend;
+  backend.primals = {3.0, 1.2, 3.0, 3.0, 3.0};
+  SolverParameters parameters;
+  parameters.loss = LossKind::Logistic;
+  parameters.tol = 0.5;
+  LocalCommunicator local;
+  const FitResult result = run_cocoa_rounds(backend, local, 1, parameters, std::chrono::steady_clock::now());
+  ASSERT_EQ(backend.certified_after.size(), 3u);
+  EXPECT_TRUE(result.converged);
+  EXPECT_EQ(result.epochs, backend.certified_after[2]);
+  EXPECT_EQ(backend.ended_on, 1);
+  EXPECT_EQ(result.best_epoch, backend.certified_after[1]);
+  EXPECT_DOUBLE_EQ(result.history.back().primal, 1.2);
+  EXPECT_DOUBLE_EQ(result.history.back().dual, 1.0 - 1.0 / result.epochs);
 }
 
 }  // namespace

@@ -273,4 +273,50 @@ TEST(SdcaCpu, CertifyEveryEpochRecordsEveryEpochAndChangesNothing) {
   }
 }
 
+// A large intercept scaling makes one column carry most of every row's norm: the
+// primal of w(alpha) swings from epoch to epoch while the dual creeps up, and a
+// fit that stops at max_epochs ends on its best certified iterate
+// (cocoa_round.h, "The best certified iterate"), which is a dual point of its
+// own (w = w(alpha)) whose primal is the record's.
+TEST(SdcaCpu, AFitStoppedAtMaxEpochsEndsOnItsBestCertifiedIterate) {
+  RandomProblemOptions o;
+  o.rows = 400;
+  const Dataset data = random_problem(o);
+  for (LossKind loss : {LossKind::SquaredHinge, LossKind::Logistic}) {
+    SolverParameters p = tight(loss);
+    p.intercept_scaling = 100.0;
+    p.max_epochs = 250;
+    const Fit swinging = fit(data, p);
+    const std::string what = loss_name(loss);
+    EXPECT_FALSE(swinging.result.converged) << what;
+    ASSERT_GT(swinging.result.best_epoch, 0) << what;
+    EXPECT_LT(swinging.result.best_epoch, p.max_epochs) << what;
+    expect_weights_of_alpha(data, p, swinging, what);
+    const DenseProblem problem = dense(data, p);
+    const Eigen::VectorXd w = as_vector(swinging.state.weights);
+    const double primal = loss == LossKind::Logistic ? logistic_primal(problem, w) : squared_hinge_primal(problem, w);
+    const EpochRecord& last = swinging.result.history.back();
+    EXPECT_NEAR(primal, last.primal, 1e-9 * primal) << what;
+    // The same fit certifying every epoch: the record of the epoch the model is
+    // from has its primal, and no certified iterate's primal is smaller.
+    p.certify_every_epoch = true;
+    const Fit every = fit(data, p);
+    EXPECT_EQ(every.result.best_epoch, swinging.result.best_epoch) << what;
+    EXPECT_EQ(every.state.weights, swinging.state.weights) << what;
+    bool found = false;
+    bool swung = false;
+    for (const EpochRecord& r : every.result.history) {
+      if (!r.observed && r.epoch == every.result.best_epoch) {
+        found = true;
+        EXPECT_DOUBLE_EQ(r.primal, last.primal) << what;
+      }
+      // The iterates after it: some of them worse (the records every epoch are
+      // each iterate's own objectives).
+      swung = swung || (r.observed && r.epoch > every.result.best_epoch && r.primal > last.primal);
+    }
+    EXPECT_TRUE(found) << what;
+    EXPECT_TRUE(swung) << what;
+  }
+}
+
 }  // namespace

@@ -32,7 +32,7 @@ TEST(FeatureMemory, BytesPerFeatureCountProblemsAndRunningSolvers) {
   EXPECT_EQ(fit_bytes_per_feature(Penalty::L1, 1, 1), 16u + 56u);
   EXPECT_EQ(fit_bytes_per_feature(Penalty::L2, 10, 4), 160u + 96u);
   EXPECT_EQ(fit_bytes_per_feature(Penalty::L2, 1, 1, 2), 16u + 24u + 16u);  // two threads on replicas
-  EXPECT_EQ(fit_bytes_per_feature(Penalty::L2, 10, 4, 0, true), 160u + 128u);  // the hinge's averaged w
+  EXPECT_EQ(fit_bytes_per_feature(Penalty::L2, 10, 4, 0, true), 160u + 128u);  // the dual's second iterate
 }
 
 TEST(FeatureMemory, ByteSizesReadAsUnits) {

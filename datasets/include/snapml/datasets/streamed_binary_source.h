@@ -147,9 +147,10 @@ struct BinarySourcePlan {
 std::uint64_t solver_state_bytes(std::int64_t n_rows, std::int64_t n_features);
 
 // What the solver keeps besides resident data: the above, the epoch's permutation
-// of all rows (8 bytes a row) and, for the hinge and squared hinge, the shrinking
-// lists and the gap pass's margin bounds (25 bytes a row): 49 bytes a row in all,
-// counted as 64 (room for the allocator). The data stays resident only when it
+// of all rows (8 bytes a row), for the hinge and squared hinge the shrinking lists
+// and the gap pass's margin bounds (25 bytes a row), and one copy of alpha (8: the
+// hinge's averaged iterate, a smooth loss's best certified one; cocoa_round.h):
+// 57 bytes a row at most, counted as 64 (room for the allocator). The data stays resident only when it
 // fits with this beside it.
 std::uint64_t resident_state_bytes(std::int64_t n_rows, std::int64_t n_features);
 

@@ -128,6 +128,15 @@ class RoundBackend {
   virtual void add_to_average(double /*weight*/) {}
   virtual void swap_average() {}
 
+  // The best certified iterate of a smooth loss ("The best certified iterate"
+  // below). A backend that keeps one copies its (alpha, w) and whatever else
+  // the model is made of (a free intercept's offset) at keep_best(), and at
+  // end_on_best() makes that copy its (alpha, w) for the fit to return. One
+  // that does not (the default) returns its last iterate.
+  virtual bool keeps_best() const { return false; }
+  virtual void keep_best() {}
+  virtual void end_on_best() {}
+
   // The divergence guard's remedy (snapml/src/dual/divergence_guard.h): a backend whose
   // workers step on stale margins with a bound it controls (the GPU's rows in
   // flight) lowers that bound, halving it, and returns true; the fit goes on from
@@ -165,6 +174,23 @@ struct IterateAverage {
   // The weight of the t-th averaged round's iterate (t = 1, 2, ...): 1 first.
   static double weight(int t) { return (kDecay + 1.0) / (static_cast<double>(t) + kDecay); }
 };
+
+// The best certified iterate. A smooth loss's dual rises from epoch to epoch,
+// but the primal objective of w(alpha) need not fall: where one column carries
+// most of every row's norm (a large intercept scaling, -B 100) the coordinate
+// steps trade along it and P(w) swings from epoch to epoch (3,000 rows of a9a,
+// squared hinge, -B 100: between 1,222 and 6,122 over the last 15 of 1,000
+// epochs, the optimum 1,207). A fit that stops there returned whichever iterate
+// the last epoch left. So the driver certifies the fit by the smallest primal
+// certified so far against the largest dual (both bound P* from their sides),
+// and the backend keeps the iterate of that smallest primal: the fit ends on
+// it where it is not the last (FitResult::best_epoch), at max_epochs or where the
+// pair meets tol first. Where the primal falls at every certificate, as it does
+// on most data, the last iterate is the best and the fit is the one it was. The
+// copy is taken at a certificate that leaves the fit going on, never inside an
+// epoch: a row-sized copy of alpha (8 bytes a row, within the resident state a
+// memory budget counts: docs/out-of-core.md) and one of w. A non-smooth loss
+// keeps the average of its iterates in that room instead (IterateAverage).
 
 // For RoundBackend::local_change: adds dw = (v - w) / sigma' (`size` entries) into
 // change[0, size) and returns ||dw||^2 (which local_change adds into change[size];
