@@ -131,4 +131,36 @@ TEST(SdcaCpuCocoa, FixedSigmaEqualToKReachesTheOptimum) {
   expect_cocoa_matches_single_process(LossKind::Hinge, {0, 150, 300}, 1, false);
 }
 
+// Ranks that stop at max_epochs while the primal swings (a large intercept
+// scaling) end on the same best certified iterate on every rank (each keeps its
+// rows' alpha; the decisions follow the reduced objectives): the same w on all,
+// whose single-process P is the record's.
+TEST(SdcaCpuCocoa, RanksEndOnTheSameBestCertifiedIterate) {
+  RandomProblemOptions o;
+  o.rows = 400;
+  const Dataset data = random_problem(o);
+  SolverParameters p = tight(LossKind::SquaredHinge);
+  p.intercept_scaling = 100.0;
+  p.max_epochs = 250;
+  std::vector<Fit> fits(2);
+  run_ranks(2, [&](Communicator& communicator) {
+    const int r = communicator.rank();
+    const Dataset part = rows(data, r == 0 ? 0 : 150, r == 0 ? 150 : 400);
+    InMemorySource source(part);
+    Fit& out = fits[static_cast<std::size_t>(r)];
+    out.result = make_sdca_cpu_solver(p)->fit(source, communicator, out.state);
+  });
+  ASSERT_FALSE(fits[0].result.converged);
+  ASSERT_GT(fits[0].result.best_epoch, 0);
+  EXPECT_EQ(fits[1].result.best_epoch, fits[0].result.best_epoch);
+  EXPECT_EQ(fits[1].state.weights, fits[0].state.weights);
+  InMemorySource whole(data);
+  const double primal = primal_objective(whole, p, fits[0].state.weights.data(), data.n_features());
+  EXPECT_NEAR(primal, fits[0].result.history.back().primal, 1e-10 * primal);
+  // The ranks' alpha together give that w (w = w(alpha)).
+  Fit joined = fits[0];
+  joined.state.alpha.insert(joined.state.alpha.end(), fits[1].state.alpha.begin(), fits[1].state.alpha.end());
+  expect_weights_of_alpha(data, p, joined, "two ranks");
+}
+
 }  // namespace
