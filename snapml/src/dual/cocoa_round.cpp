@@ -238,7 +238,10 @@ FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, in
     }
     if (on_average) backend.swap_average();  // the iterate goes on
     result.averaged = false;
-    schedule.record(result.epochs, fit);
+    // The schedule reads the iterate's own objectives, as the guard does: a kept
+    // best's would change when the certificates fall, and with them what the
+    // guard sees of a swinging iterate.
+    schedule.record(result.epochs, objectives);
   }
   return result;
 }
