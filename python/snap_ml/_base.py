@@ -160,6 +160,19 @@ class SnapLinearModel(BaseEstimator):
             certify_every_epoch=bool(getattr(self, "_certify_every_epoch", False)),
         )
 
+    def _keeps_float32(self):
+        """Whether the scikit-learn estimator these parameters replace keeps float32:
+        its fit on float32 X gives float32 ``coef_`` and ``intercept_`` (and so
+        float32 predictions). scikit-learn 1.9's liblinear (LinearSVC,
+        LogisticRegression(solver="liblinear")) and LogisticRegressionCV give
+        float64, as do Snap ML's own names, which have no such counterpart."""
+        return False
+
+    def _fitted_dtype(self, X):
+        """The dtype of ``coef_`` and ``intercept_`` after a fit on the validated ``X``
+        (the core trains in float32 and returns float64 weights either way)."""
+        return np.dtype(np.float32) if X.dtype == np.float32 and self._keeps_float32() else np.dtype(np.float64)
+
     @classmethod
     def _trains(cls, loss):
         """Whether this estimator trains the core loss named ``loss``."""
@@ -172,9 +185,10 @@ class SnapLinearModel(BaseEstimator):
 
     # ---- fitting ------------------------------------------------------------------
 
-    def _validate_X_y(self, X, y, y_numeric, allow_empty=False):
+    def _validate_X_y(self, X, y, y_numeric, allow_empty=False, multi_output=False):
         # allow_empty: under mpirun a rank may hold no rows and still take part
-        # (snap-train allows it: partition.h); it was refused.
+        # (snap-train allows it: partition.h); it was refused. multi_output: a 2-D
+        # y stays 2-D (the regressors fit one model per column).
         return validate_data(
             self,
             X,
@@ -183,7 +197,7 @@ class SnapLinearModel(BaseEstimator):
             accept_large_sparse=True,
             dtype=_DTYPES,
             y_numeric=y_numeric,
-            multi_output=False,
+            multi_output=multi_output,
             ensure_min_samples=0 if allow_empty else 1,
         )
 
@@ -309,7 +323,7 @@ class SnapLinearModel(BaseEstimator):
         self._n_iter = np.array([fit["n_iter"] for fit in fits], dtype=np.int32)
         unconverged = [fit for fit in fits if not fit["converged"]]
         if any(fit["n_iter"] >= resolved.max_iter for fit in unconverged):
-            self._warn_not_converged(resolved.max_iter)
+            self._warn_not_converged(resolved)
         elif unconverged and resolved.tol == self.tol:
             # The Newton solver stops early when no further decrease is
             # representable in floating point (snapml/src/primal/primal_newton_solver.cpp). Where the
@@ -323,15 +337,29 @@ class SnapLinearModel(BaseEstimator):
                 ConvergenceWarning,
             )
 
-    def _warn_not_converged(self, max_iter):
+    def _warn_not_converged(self, resolved):
         gaps = [
             history["gap"][-1] / max(abs(history["primal"][-1]), np.finfo(float).tiny)
             for history in self.training_history_
             if len(history["gap"]) and np.isfinite(history["gap"][-1])
         ]
+        if resolved.loss == "multinomial":
+            # The multinomial fit runs L-BFGS and stops on the relative duality
+            # gap where its dual point is certified (penalty l2), else on the
+            # gradient rule (multinomial_objective.cpp); both at the core's tol.
+            stop = f"tol={self.tol}" if resolved.tol == self.tol else f"tol / 100 = {resolved.tol:g}"
+            rule = (f"with a relative duality gap of {max(gaps):.2e}, above the {stop} it stops at"
+                    if gaps else f"before ||gradient|| fell to {stop} times its value at w = 0, the rule it "
+                    "stops on without a certificate")
+            warnings.warn(
+                f"{type(self).__name__} stopped at max_iter={resolved.max_iter} L-BFGS iterations of the "
+                f"multinomial fit {rule}; increase max_iter (or tol) to converge",
+                ConvergenceWarning,
+            )
+            return
         reached = f"with a relative duality gap of {max(gaps):.2e}, " if gaps else ""
         warnings.warn(
-            f"{type(self).__name__} stopped at max_iter={max_iter} iterations (epochs of "
+            f"{type(self).__name__} stopped at max_iter={resolved.max_iter} iterations (epochs of "
             f"dual coordinate ascent, Newton steps of the primal solver) {reached}before "
             f"meeting tol={self.tol}; increase max_iter (or tol) to converge",
             ConvergenceWarning,
@@ -370,6 +398,13 @@ class SnapLinearModel(BaseEstimator):
         ``check()``.
         """
         coef = np.atleast_2d(np.asarray(self.coef_, dtype=np.float64))
+        if classes is None and coef.shape[0] > 1:
+            # A regressor fitted on a 2-D y (one fit per column); the core's
+            # model (its files, its .snap predictions) holds one target.
+            raise ValueError(
+                f"this {type(self).__name__} has {coef.shape[0]} targets (fitted on a 2-D y); model files and "
+                ".snap predictions hold one: pickle the estimator, predict on arrays, or fit one model per target"
+            )
         model = _core.Model()
         model.loss = loss if loss is not None else self._problem_.loss
         model.n_features = coef.shape[1]

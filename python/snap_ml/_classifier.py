@@ -154,8 +154,9 @@ class SnapClassifier(ClassifierMixin, SnapLinearModel):
         model = self._train(resolved, X, labels.astype(np.float64), sample_weight, warm, weights, balanced,
                             distributed=distributed, checkpoint=checkpoint)
         self.classes_ = classes
-        self.coef_ = model.coef
-        self.intercept_ = model.intercept
+        dtype = self._fitted_dtype(X)  # float32 X: scikit-learn's lbfgs keeps float32
+        self.coef_ = model.coef.astype(dtype, copy=False)
+        self.intercept_ = model.intercept.astype(dtype, copy=False)
         self.n_iter_ = self._fitted_n_iter(self._n_iter)
         return self
 

@@ -282,3 +282,39 @@ results = dict(lr=(rbf.coef_, rbf.intercept_, rbf.predict(X_test)))
     assert p_ours <= p_ibm * (1 + TOL) and p_ibm <= p_ours * (1 + TOL), (p_ours, p_ibm)
     assert np.mean(ours[2] == ibm[2]) >= 0.99
     assert np.mean(ours[2] == y[2000:]) >= 0.97  # measured: 99.2% (IBM's 99.1%), linear: 87.5%
+
+
+@pytest.mark.parametrize("name", ["LogisticRegression", "LinearRegression"])
+@pytest.mark.parametrize("penalty", ["l1", "l2", "elasticnet", None, "none"])
+def test_penalty_accepted_and_refused_as_snapml(name, penalty):
+    # snapml 1.x takes penalty 'l1' or 'l2' and refuses the rest with a TypeError;
+    # ours trained penalty='elasticnet' (as l2) and None (no penalty) without a word.
+    _ibm_or_skip()
+    import snapml
+
+    X, y = make_classification(n_samples=200, n_features=8, random_state=0)
+    outcomes = []
+    for module in (snapml, snap_ml.ibm):
+        try:
+            getattr(module, name)(penalty=penalty, dual=False).fit(X, y.astype(np.float64))
+            outcomes.append("fitted")
+        except Exception as error:  # noqa: BLE001 - the type is what is compared
+            outcomes.append(type(error))
+    ibm, ours = outcomes
+    if ibm == "fitted":
+        assert ours == "fitted"
+    else:
+        assert ours != "fitted" and issubclass(ours, ibm), (ibm, ours)
+
+
+def test_linear_regression_on_a_column_vector_y_has_snapmls_shapes():
+    # snap_ml.LinearRegression now keeps scikit-learn's 2-D shapes for y of shape
+    # (n, 1); snapml's (which snap_ml.ibm mirrors) predicts 1-D there.
+    _ibm_or_skip()
+    import snapml
+
+    X, y = make_classification(n_samples=200, n_features=8, random_state=0)
+    target = (X @ np.arange(8.0))[:, None]
+    shapes = [(np.shape(m.coef_), np.shape(m.intercept_), m.predict(X).shape)
+              for m in (module.LinearRegression().fit(X, target) for module in (snapml, snap_ml.ibm))]
+    assert shapes[0] == shapes[1]

@@ -8,6 +8,9 @@ scaling. A subsample of news20.multiclass (its first rows, a fixed split) keeps
 the test within a minute: scikit-learn's lbfgs on the whole set takes minutes.
 """
 
+import re
+import warnings
+
 import numpy as np
 import pytest
 
@@ -69,3 +72,29 @@ def test_news20_matches_scikit_learns_multinomial(news20_subset):
     assert agreement >= 0.999, agreement
     probabilities = np.asarray(model.predict_proba(to_core(X_test))).reshape(X_test.shape[0], len(classes))
     np.testing.assert_allclose(probabilities, reference.predict_proba(X_test), atol=1e-4)
+
+
+@pytest.mark.parametrize("penalty, rule", [("l2", r"relative duality gap of \S+, above the tol / 100 = 1e-06"),
+                                           (None, r"before \|\|gradient\|\| fell to tol / 100 = 1e-06")])
+def test_max_iter_warning_describes_the_multinomial_fit(penalty, rule):
+    # At max_iter=3 scikit-learn's lbfgs and ours both stop short with a
+    # ConvergenceWarning; ours spoke of SDCA epochs and Newton steps and of a
+    # duality gap where the multinomial fit runs L-BFGS and, without a penalty,
+    # stops on its gradient.
+    from sklearn.datasets import load_iris
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model import LogisticRegression as SkLogisticRegression
+
+    import snap_ml
+
+    X, y = load_iris(return_X_y=True)
+    for cls in (SkLogisticRegression, snap_ml.LogisticRegression):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            cls(penalty=penalty, max_iter=3).fit(X, y)
+        messages = [str(w.message) for w in caught if w.category is ConvergenceWarning]
+        assert messages, cls
+    assert len(messages) == 1
+    assert "L-BFGS iterations of the multinomial fit" in messages[0]
+    assert "epochs" not in messages[0] and "Newton" not in messages[0]
+    assert re.search(rule, messages[0]), messages[0]

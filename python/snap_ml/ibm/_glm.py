@@ -85,6 +85,16 @@ class IbmGLM(BaseEstimator):
                 "generate_training_history must be None, 'summary' or 'full', got "
                 f"{self.generate_training_history!r}"
             )
+        penalty = getattr(self, "penalty", "l2")  # SupportVectorMachine takes none
+        if not (isinstance(penalty, str) and penalty in ("l1", "l2")):
+            # snapml 1.x refuses the rest with a TypeError ("'penalty' should be: in
+            # ['l1', 'l2']"); the inner estimators' elasticnet and None trained
+            # problems snapml's class does not have.
+            raise TypeError(
+                f"penalty must be 'l1' or 'l2' (as in snapml's {type(self).__name__}), got {penalty!r}; for the "
+                "elastic net or no penalty use snap_ml.LogisticRegression (penalty='elasticnet' with "
+                "solver='saga', or penalty=None) or snap_ml.LinearRegression() (least squares)"
+            )
         if self.normalize not in (True, False):
             raise ValueError(f"normalize must be True or False, got {self.normalize!r}")
         n_jobs = self.n_jobs
@@ -166,6 +176,7 @@ class IbmGLM(BaseEstimator):
             X = X_train
         else:
             X = transform.fit_transform(X_train)
+        y_train = self._targets(y_train)
         estimator = self._inner(**self._inner_parameters())
         # "full": a record per epoch, as snapml's; SDCA then certifies after every
         # epoch (one more pass over the rows each), its fit unchanged (_history).
@@ -186,6 +197,10 @@ class IbmGLM(BaseEstimator):
             self.classes_ = estimator.classes_
         self.training_history_ = _history(estimator, self.generate_training_history)
         return self
+
+    def _targets(self, y):
+        """``y`` as the inner estimator takes it (LinearRegression: one column)."""
+        return y
 
     def _intercept(self, estimator):
         """snapml's ``intercept_``: shape (1,) or (n_classes,) (LogisticRegression)."""
@@ -331,6 +346,16 @@ class LinearRegression(IbmGLM):
 
     def _intercept(self, estimator):
         return np.float64(np.ravel(estimator.intercept_)[0])  # snapml 1.17's: a scalar
+
+    def _targets(self, y):
+        # snapml fits one target: y of shape (n, 1) as (n,) (its predictions are
+        # 1-D), where snap_ml.LinearRegression keeps scikit-learn's 2-D shapes.
+        if y is None or np.ndim(y) < 2:
+            return y
+        if np.shape(y)[1] != 1:
+            raise ValueError(f"snapml's LinearRegression fits one target, got y of shape {np.shape(y)}; pass one "
+                             "column, or use snap_ml.LinearRegression (one fit per column, scikit-learn's shapes)")
+        return np.ravel(y)
 
     @property
     def _inner(self):

@@ -53,8 +53,8 @@ def _check_ridge_solver(solver):
 def _check_alpha(alpha):
     if not isinstance(alpha, numbers.Real) or isinstance(alpha, bool) or not np.isfinite(alpha) or alpha < 0:
         raise ValueError(
-            f"alpha must be a finite number >= 0 (one target: snap_ml's Ridge fits a single "
-            f"output), got {alpha!r}"
+            f"alpha must be a finite number >= 0 (one value for every target: a per-target array is not "
+            f"supported; fit one Ridge per column of y for that), got {alpha!r}"
         )
     if 0 < alpha < _MIN_ALPHA:
         # C = 1 / (2 alpha) would pass the core's largest cost, and its error
@@ -90,6 +90,7 @@ class _SquaredLossRegressor(RegressorMixin, SnapLinearModel):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.single_output = True
+        tags.target_tags.multi_output = True  # a 2-D y: one fit per column
         return tags
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -102,8 +103,10 @@ class _SquaredLossRegressor(RegressorMixin, SnapLinearModel):
             Training data (numpy or scipy sparse; see ``LogisticRegression.fit``), or
             the path of a ``.snap`` file holding the targets: memory-mapped when it
             fits ``max_memory`` (or without a budget), streamed from disk otherwise.
-        y : array-like of shape (n_samples,), default=None
-            Targets. Required with arrays; must be None with a path.
+        y : array-like of shape (n_samples,) or (n_samples, n_targets), default=None
+            Targets. Required with arrays; must be None with a path. A 2-D y fits
+            one model per column (scikit-learn's multi-output regression; not
+            under mpirun, not with ``checkpoint`` for more than one column).
         sample_weight : array-like of shape (n_samples,), default=None
             Per-sample weights >= 0 multiplying C. Must be None with a path (the
             file's own weights are used).
@@ -128,25 +131,55 @@ class _SquaredLossRegressor(RegressorMixin, SnapLinearModel):
         if is_path(X):
             model = self._train_file(resolved, X, y, sample_weight, self._warm_model(resolved.loss),
                                      epsilon=epsilon, checkpoint=checkpoint)
-            return self._set_fitted(model)
+            return self._set_fitted([model], 1, [int(self._n_iter[0])], np.dtype(np.float64))
         if y is None:
             raise requires_y(self)
         distributed = _distributed.resolve_distributed(self.distributed, resolved.penalty)
         with _distributed.agreed_checks() if distributed else contextlib.nullcontext():
-            X, y = self._validate_X_y(X, y, y_numeric=True, allow_empty=distributed)
-        distributed = distributed and _distributed.train_together(self.distributed, X, y, sample_weight)
+            X, y = self._validate_X_y(X, y, y_numeric=True, allow_empty=distributed, multi_output=True)
+            if distributed and y.ndim == 2 and y.shape[1] != 1:
+                # Every rank would have to agree on the number of targets first.
+                raise ValueError(
+                    f"y of shape {y.shape} has {y.shape[1]} targets; under mpirun snap_ml fits one target: "
+                    "pass y of shape (n_samples,), or distributed=False (each rank fits its own rows alone)"
+                )
+        targets = y.reshape(y.shape[0], -1)
+        distributed = distributed and _distributed.train_together(self.distributed, X, targets[:, 0], sample_weight)
         if distributed:
             _distributed.refuse_checkpoint(checkpoint)
+        if targets.shape[1] > 1 and checkpoint.get("checkpoint"):
+            raise ValueError(f"checkpoint saves one fit, and y of shape {y.shape} asks for {targets.shape[1]}; "
+                             "fit one target at a time to checkpoint each")
         n_features = _distributed.agree_width(X.shape[1]) if distributed else X.shape[1]
-        warm = self._warm_model(resolved.loss, 1, n_features)
-        model = self._train(resolved, X, y.astype(np.float64), sample_weight, warm, epsilon=epsilon,
-                            distributed=distributed, checkpoint=checkpoint)
-        return self._set_fitted(model)
+        # scikit-learn fits every column of a 2-D y (multi-output regression): here
+        # one fit per column, each the 1-D problem (the columns share no parameter).
+        warm = self._warm_model(resolved.loss, 1, n_features) if targets.shape[1] == 1 else None
+        models, histories, iterations = [], [], []
+        for column in targets.T:
+            models.append(self._train(resolved, X, column.astype(np.float64), sample_weight, warm, epsilon=epsilon,
+                                      distributed=distributed, checkpoint=checkpoint))
+            histories += self.training_history_
+            iterations.append(int(self._n_iter[0]))
+        self.training_history_ = histories
+        return self._set_fitted(models, y.ndim, iterations, self._fitted_dtype(X))
 
-    def _set_fitted(self, model):
-        self.coef_ = model.coef[0]
-        self.intercept_ = float(model.intercept[0])
-        self.n_iter_ = int(self._n_iter[0])
+    # scikit-learn's Ridge keeps coef_ 1-D for a y of shape (n, 1) (and predicts
+    # shape (n,)); its LinearRegression makes it (1, n_features).
+    _ravel_one_target = False
+
+    def _set_fitted(self, models, y_ndim, iterations, dtype):
+        """coef_, intercept_ and n_iter_ in scikit-learn's shapes: 1-D y, (n_features,),
+        a scalar and an int; 2-D y, (n_targets, n_features), (n_targets,) (0.0
+        without an intercept) and one count per target; of ``dtype``
+        (``_fitted_dtype``)."""
+        coef = np.array([model.coef[0] for model in models], dtype=dtype)
+        intercept = np.array([model.intercept[0] for model in models], dtype=dtype)
+        if y_ndim == 1:
+            self.coef_, self.intercept_, self.n_iter_ = coef[0], intercept[0], iterations[0]
+            return self
+        self.coef_ = coef[0] if self._ravel_one_target and len(models) == 1 else coef
+        self.intercept_ = intercept if self.fit_intercept else 0.0
+        self.n_iter_ = np.array(iterations)
         return self
 
     def predict(self, X):
@@ -159,9 +192,11 @@ class _SquaredLossRegressor(RegressorMixin, SnapLinearModel):
 
         Returns
         -------
-        ndarray of shape (n_samples,)
+        ndarray of shape (n_samples,), or (n_samples, n_targets) when fitted on a 2-D y
+        (as scikit-learn's; Ridge on one column: (n_samples,))
         """
-        return self._scores(X)[:, 0]
+        scores = self._scores(X)
+        return scores[:, 0] if np.ndim(self.coef_) == 1 else scores
 
     def score(self, X, y=None, sample_weight=None):
         """R^2 of the predictions on (X, y), or on a ``.snap`` file.
@@ -234,9 +269,11 @@ class LinearRegression(_SquaredLossRegressor):
 
     Attributes
     ----------
-    coef_ : ndarray of shape (n_features,)
-    intercept_ : float
-    n_iter_ : int
+    coef_ : ndarray of shape (n_features,) or (n_targets, n_features)
+        The second for a 2-D y (also of one column), as scikit-learn's.
+    intercept_ : float or ndarray of shape (n_targets,)
+        An array for a 2-D y, 0.0 without an intercept, as scikit-learn's.
+    n_iter_ : int or ndarray of shape (n_targets,)
         Newton iterations (least squares) or epochs (SDCA).
     n_features_in_, feature_names_in_, training_history_ :
         As in ``SupportVectorMachine``.
@@ -291,6 +328,11 @@ class LinearRegression(_SquaredLossRegressor):
         self.distributed = distributed
         self.num_threads = num_threads
 
+    def _keeps_float32(self):
+        # scikit-learn's LinearRegression keeps float32; Snap ML's ridge, lasso and
+        # SVR (a penalty) have no such counterpart.
+        return self.penalty is None and self.regularizer is None
+
     def _resolve(self):
         penalty = self.penalty
         if penalty is None and self.regularizer is not None:
@@ -326,7 +368,7 @@ class Ridge(_SquaredLossRegressor):
     Parameters
     ----------
     alpha : float, default=1.0
-        Regularisation strength, >= 0 (one value: a single target).
+        Regularisation strength, >= 0 (one value, for every target of a 2-D y).
     fit_intercept : bool, default=True
     copy_X : bool, default=True
         Accepted; X is never modified.
@@ -349,9 +391,12 @@ class Ridge(_SquaredLossRegressor):
 
     Attributes
     ----------
-    coef_ : ndarray of shape (n_features,)
-    intercept_ : float
-    n_iter_ : int
+    coef_ : ndarray of shape (n_features,) or (n_targets, n_features)
+        The second for a y of more than one column (scikit-learn's Ridge keeps a
+        y of one column's 1-D and predicts shape (n_samples,) for it).
+    intercept_ : float or ndarray of shape (n_targets,)
+        An array for a 2-D y, 0.0 without an intercept, as scikit-learn's.
+    n_iter_ : int or ndarray of shape (n_targets,)
     n_features_in_, feature_names_in_, training_history_ :
         As in ``LinearRegression``.
 
@@ -400,10 +445,15 @@ class Ridge(_SquaredLossRegressor):
         "max_iter": [None, Checked(check_max_iter, "an integer in [1, 2**31 - 1]")],
     }
 
+    _ravel_one_target = True  # scikit-learn's Ridge: coef_ (n_features,) for y of shape (n, 1)
+
     # Ridge takes no GPU options (as scikit-learn's): it trains on the CPU.
     use_gpu = False
     device_ids = None
     max_gpu_memory = None
+
+    def _keeps_float32(self):
+        return True  # scikit-learn's Ridge keeps float32, with every solver
 
     def _resolve(self):
         alpha = float(self.alpha)

@@ -12,6 +12,7 @@ from .._docs import fill
 from .._params import check_flag, resolve_C
 from .._registry import register
 from .._solvers import (
+    FREE_INTERCEPT_SOLVERS,
     Problem,
     check_l1_ratio,
     check_logistic_penalty,
@@ -248,6 +249,11 @@ class LogisticRegression(SnapClassifier):
         # problem"), and tol / 10 left iris's probabilities 2.5e-4 from the
         # optimum's.
         return Problem(loss=loss, C=C, tol=tol, max_iter=self.max_iter, **chosen)
+
+    def _keeps_float32(self):
+        # scikit-learn's LogisticRegression keeps float32 with every solver but
+        # liblinear (float64); "auto" is lbfgs's problem.
+        return self.solver in FREE_INTERCEPT_SOLVERS + ("auto",) and not self.dual
 
     def _multinomial(self, chosen):
         """Whether more than two classes train the multinomial (softmax) model.
