@@ -109,6 +109,8 @@ class HostOps {
     return alpha;
   }
   const std::vector<double>& weights() const { return v_; }
+  std::vector<double> copy_weights() const { return v_; }
+  void set_weights(const std::vector<double>& w) { v_ = w; }
   bool halve_rows_in_flight() {
     if (!options_.reduce_concurrency || rows_in_flight_ <= 1) return false;
     rows_in_flight_ /= 2;

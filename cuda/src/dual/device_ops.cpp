@@ -93,6 +93,20 @@ std::vector<double> DeviceOps::best_alpha() {
   return alpha;
 }
 
+std::vector<double> DeviceOps::copy_weights() {
+  Worker& worker = *workers_.front();
+  DeviceGuard guard(worker.resources.device_id());
+  return worker.v.to_host(worker.stream());
+}
+
+void DeviceOps::set_weights(const std::vector<double>& w) {
+  for (auto& worker : workers_) {
+    DeviceGuard guard(worker->resources.device_id());
+    worker->v.copy_from_host(w.data(), w.size(), worker->stream());
+  }
+  if (total_workers_ > 1) weights_ = w;
+}
+
 bool DeviceOps::halve_rows_in_flight() {
   bool halved = false;
   for (auto& worker : workers_)

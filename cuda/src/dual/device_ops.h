@@ -45,6 +45,10 @@ class DeviceOps {
   double weights_dot(const std::vector<double>& u);
   std::vector<double> copy_alpha();
   std::vector<double> best_alpha();
+  // v (w between rounds) to the host, and a given w onto every worker's v (and the
+  // host's w with several workers): the best certified iterate's copy.
+  std::vector<double> copy_weights();
+  void set_weights(const std::vector<double>& w);
   bool halve_rows_in_flight();
   // alpha = the best certificate's (keep_alpha), v = w(alpha) on every worker.
   void restore_best_alpha();

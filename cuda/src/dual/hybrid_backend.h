@@ -178,6 +178,17 @@ class HybridBackend final : public RoundBackend {
     margins_current_ = false;
     return true;
   }
+  // A smooth loss's best certified iterate (cocoa_round.h): v at the certificate
+  // of the smallest primal, kept on the host (8 bytes a feature, nothing on the
+  // device), and the fit's v again where it ends on it. The fit's alpha stays the
+  // best certificate's (best_alpha), as for the last iterate.
+  bool keeps_best() const override { return true; }
+  void keep_best() override { best_weights_ = ops_.copy_weights(); }
+  void end_on_best() override {
+    ops_.set_weights(best_weights_);
+    hot_weights_ = ops_.hot_weights();
+    margins_current_ = false;
+  }
   std::string divergence_remedy() const override {
     return "train by the GPU Newton solver (solver='primal'; snap-train --gpu -s 0, 2 or 11) or on the CPU";
   }
@@ -330,6 +341,7 @@ class HybridBackend final : public RoundBackend {
   std::vector<double> hot_weights_;  // w_H, the same on every rank
   HotSums sums_;                     // at the margins of the last margin pass
   std::vector<double> paired_;       // w(alpha^v) of the last certificate
+  std::vector<double> best_weights_; // v of the best certified iterate (keep_best)
   double best_dual_ = 0.0;           // the largest D certified
   bool has_best_ = false;
   bool margins_current_ = false;

@@ -351,7 +351,7 @@ TEST(CocoaRound, ASmoothFitEndsOnItsBestCertifiedIterateAtMaxEpochs) {
   EXPECT_EQ(last_best.best_epoch, 0);
   EXPECT_DOUBLE_EQ(last_best.history.back().primal, falling.primals[falling.certified_after.size() - 1]);
 
-  // A backend without the copy (a streamed source, the GPU's): its last iterate,
+  // A backend without the copy (a streamed source): its last iterate,
   // certified by the largest dual all the same.
   SwingingBackend without;
   without.keeps = false;

@@ -31,8 +31,10 @@
 #include "snapml/chunk_source.h"
 #include "snapml/communicator.h"
 #include "snapml/error.h"
+#include "snapml/impl/objectives.h"
 #include "snapml/losses/dispatch.h"
 #include "test_data.h"
+#include "../fixtures/random_problem.h"
 
 namespace snapml::testing {
 namespace {
@@ -463,6 +465,39 @@ TEST(GpuEpochModel, DISABLED_Survey) {
         std::fflush(stdout);
       }
     }
+  }
+}
+
+// The GPU schedule's fit stopped at max_epochs while its primal swings (a large
+// intercept scaling) ends on its best certified v, as the CPU's does
+// (cocoa_round.h, "The best certified iterate"; HybridBackend::keeps_best): the
+// returned weights' primal is the last record's, smaller than the iterates'
+// after it. (The hot and cold schedule steps the intercept by Newton and does
+// not swing: its last v is returned.)
+TEST(GpuEpochModel, AFitStoppedAtMaxEpochsEndsOnItsBestCertifiedV) {
+  RandomProblemOptions o;
+  o.rows = 400;
+  const Dataset data = random_problem(o);
+  for (const Schedule schedule : {Schedule::Shipped, Schedule::HotCold}) {
+    SolverParameters p = parameters_for(LossKind::SquaredHinge, 100.0, 250);
+    p.tol = 1e-10;
+    p.certify_every_epoch = true;
+    GpuModelOptions options;
+    options.schedule = schedule;
+    SolverState state;
+    const FitResult result = fit_gpu_model(data, p, options, state);
+    const EpochRecord& last = result.history.back();
+    InMemorySource source(data);
+    const double primal = primal_objective(source, p, state.weights.data(), data.n_features());
+    EXPECT_NEAR(primal, last.primal, 1e-9 * primal);
+    EXPECT_FALSE(result.converged);
+    if (schedule == Schedule::HotCold) continue;  // its Newton step on the hot intercept: no swing
+    // The plain schedule (serial SDCA at one row in flight) swings: the last
+    // epochs' own primals are above the returned one.
+    ASSERT_GT(result.best_epoch, 0);
+    EXPECT_TRUE(std::any_of(result.history.begin(), result.history.end(), [&](const EpochRecord& r) {
+      return r.observed && r.epoch > result.best_epoch && r.primal > last.primal;
+    }));
   }
 }
 

@@ -189,8 +189,9 @@ struct IterateAverage {
 // on most data, the last iterate is the best and the fit is the one it was. The
 // copy is taken at a certificate that leaves the fit going on, never inside an
 // epoch: a row-sized copy of alpha (8 bytes a row, within the resident state a
-// memory budget counts: docs/out-of-core.md) and one of w. A non-smooth loss
-// keeps the average of its iterates in that room instead (IterateAverage).
+// memory budget counts: docs/out-of-core.md) and one of w (the GPU solver: its
+// v, on the host). A non-smooth loss keeps the average of its iterates in that
+// room instead (IterateAverage).
 
 // For RoundBackend::local_change: adds dw = (v - w) / sigma' (`size` entries) into
 // change[0, size) and returns ||dw||^2 (which local_change adds into change[size];
