@@ -42,7 +42,7 @@ TEST(FeatureMemory, ByteSizesReadAsUnits) {
 }
 
 TEST(FeatureMemory, ALargestIndexOverTheBudgetIsRefusedBeforeAllocating) {
-  const Dataset data = two_rows(2147483645);  // 2^31 - 1 features: 80 GiB for one L2 problem
+  const Dataset data = two_rows(2147483645);  // 2^31 - 1 features: 96 GiB for one L2 problem
   TrainParameters p;
   p.threads = 1;
   p.max_memory = std::uint64_t{1} << 30;
@@ -51,11 +51,11 @@ TEST(FeatureMemory, ALargestIndexOverTheBudgetIsRefusedBeforeAllocating) {
     FAIL() << "trained 2^31 - 1 features under a 1 GiB budget";
   } catch (const FeatureMemoryError& e) {
     EXPECT_EQ(e.n_features(), 2147483646);
-    EXPECT_EQ(e.needed(), std::uint64_t{2147483647} * 40);
+    EXPECT_EQ(e.needed(), std::uint64_t{2147483647} * 48);
     EXPECT_EQ(e.budget(), std::uint64_t{1} << 30);
     const std::string message = e.what();
     EXPECT_NE(message.find("2147483646 features"), std::string::npos) << message;
-    EXPECT_NE(message.find("80.0 GiB"), std::string::npos) << message;
+    EXPECT_NE(message.find("96.0 GiB"), std::string::npos) << message;
     EXPECT_NE(message.find("remap the feature indices"), std::string::npos) << message;
   }
 }
