@@ -319,4 +319,35 @@ TEST(SdcaCpu, AFitStoppedAtMaxEpochsEndsOnItsBestCertifiedIterate) {
   }
 }
 
+// A free intercept's best iterate keeps the intercept its certificate found
+// (free_intercept.h: the offset besides alpha): the returned model's primal,
+// the intercept unpenalised, is the last record's.
+TEST(SdcaCpu, AFreeInterceptsBestCertifiedIterateKeepsItsIntercept) {
+  RandomProblemOptions o;
+  o.rows = 400;
+  const Dataset data = random_problem(o);
+  // Configurations whose primal swings (found by a sweep): one thread, and four
+  // replicas (dealt rows: one fit for a seed).
+  struct Case {
+    LossKind loss;
+    int threads;
+    int max_epochs;
+  };
+  for (const Case c : {Case{LossKind::SquaredHinge, 1, 20}, Case{LossKind::Logistic, 4, 80}}) {
+    SolverParameters p = tight(c.loss);
+    p.penalise_intercept = false;
+    p.intercept_scaling = 10.0;
+    p.max_epochs = c.max_epochs;
+    p.threads = c.threads;
+    if (c.threads > 1) p.thread_updates = ThreadUpdates::Replicas;
+    const Fit fitted = fit(data, p);
+    const std::string what = loss_name(c.loss);
+    ASSERT_GT(fitted.result.best_epoch, 0) << what;
+    InMemorySource source(data);
+    const ObjectiveSums sums = objective_sums(source, p, fitted.state.weights.data(), data.n_features(), nullptr, 1);
+    const Objectives own = combine(sums, fitted.state.weights.data(), data.n_features());  // w without the intercept
+    EXPECT_NEAR(own.primal, fitted.result.history.back().primal, 1e-9 * own.primal) << what;
+  }
+}
+
 }  // namespace
