@@ -312,10 +312,12 @@ class SnapLinearModel(BaseEstimator):
         model, fits = train(x=x, warm_start=warm_model, verbose=bool(self.verbose), **declared)
         self.solver_plan_ = fits[0]["plan"]
         self._problem_ = resolved
-        self._record_history(fits, resolved)
+        # The multinomial loss with two classes trains the binary logistic one (the
+        # core's plan): only more than two classes run the multinomial fit.
+        self._record_history(fits, resolved, multinomial=resolved.loss == "multinomial" and len(model.classes) > 2)
         return model, fits
 
-    def _record_history(self, fits, resolved):
+    def _record_history(self, fits, resolved, multinomial=False):
         """``training_history_`` and the epoch counts from the core's fit results."""
         self.training_history_ = [
             {key: fit[key] for key in ("epoch", "time", "primal", "dual", "gap")} for fit in fits
@@ -323,7 +325,7 @@ class SnapLinearModel(BaseEstimator):
         self._n_iter = np.array([fit["n_iter"] for fit in fits], dtype=np.int32)
         unconverged = [fit for fit in fits if not fit["converged"]]
         if any(fit["n_iter"] >= resolved.max_iter for fit in unconverged):
-            self._warn_not_converged(resolved)
+            self._warn_not_converged(resolved, multinomial)
         elif unconverged and resolved.tol == self.tol:
             # The Newton solver stops early when no further decrease is
             # representable in floating point (snapml/src/primal/primal_newton_solver.cpp). Where the
@@ -337,13 +339,13 @@ class SnapLinearModel(BaseEstimator):
                 ConvergenceWarning,
             )
 
-    def _warn_not_converged(self, resolved):
+    def _warn_not_converged(self, resolved, multinomial=False):
         gaps = [
             history["gap"][-1] / max(abs(history["primal"][-1]), np.finfo(float).tiny)
             for history in self.training_history_
             if len(history["gap"]) and np.isfinite(history["gap"][-1])
         ]
-        if resolved.loss == "multinomial":
+        if multinomial:
             # The multinomial fit runs L-BFGS and stops on the relative duality
             # gap where its dual point is certified (penalty l2), else on the
             # gradient rule (multinomial_objective.cpp); both at the core's tol.

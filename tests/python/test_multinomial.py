@@ -98,3 +98,22 @@ def test_max_iter_warning_describes_the_multinomial_fit(penalty, rule):
     assert "L-BFGS iterations of the multinomial fit" in messages[0]
     assert "epochs" not in messages[0] and "Newton" not in messages[0]
     assert re.search(rule, messages[0]), messages[0]
+
+
+def test_a_binary_fit_at_max_iter_does_not_speak_of_the_multinomial_fit():
+    # Two classes train the binary logistic loss whatever multi_class says (the
+    # core's plan), so its warning is the binary fit's (epochs, Newton steps).
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.preprocessing import StandardScaler
+
+    import snap_ml
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        snap_ml.LogisticRegression(max_iter=1, tol=1e-12).fit(X, y)
+    messages = [str(w.message) for w in caught if w.category is ConvergenceWarning]
+    assert len(messages) == 1, messages
+    assert "multinomial" not in messages[0] and "Newton" in messages[0], messages[0]
