@@ -159,4 +159,15 @@ def check_sample_weight(sample_weight, n_samples):
         raise ValueError("sample_weight has negative entries; weights must be >= 0")
     if n_samples and not np.any(weights):
         raise ValueError("sample_weight is all zero; give at least one sample a non-zero weight")
+    # The core keeps the weights in float32: a positive weight below its smallest
+    # (about 1.4e-45) would become 0 and drop its row without a word (uniform
+    # weights of 1e-46 left Ridge's intercept 0 where scikit-learn's is y's mean).
+    underflow = (weights > 0) & (weights.astype(np.float32) == 0)
+    if np.any(underflow):
+        raise ValueError(
+            f"sample_weight has {int(np.count_nonzero(underflow))} positive entries below float32's smallest "
+            f"value ({float(np.finfo(np.float32).smallest_subnormal):.2g}), in which the core keeps the weights; "
+            "scale the weights up (a common factor does not change an unpenalised fit; with a penalty, divide "
+            "alpha or multiply C by it)"
+        )
     return weights

@@ -241,3 +241,48 @@ def test_ridge_fits_the_intercept_at_any_alpha_and_huge_targets_as_scikit_learn(
             theirs.fit(X, y * scale)
             np.testing.assert_allclose(ours.coef_ / scale, theirs.coef_ / scale, rtol=1e-6)
             np.testing.assert_allclose(ours.intercept_ / scale, theirs.intercept_ / scale, rtol=1e-6)
+
+
+def test_a_least_squares_fit_the_data_scale_defeats_warns():
+    # Features of magnitude 1e-9 (SI units) or uniform sample weights of 1e-20
+    # stopped LinearRegression at w = 0 (R^2 0; scikit-learn's 0.52) where no
+    # decrease was representable, without a word: the estimator asks the core for
+    # 1e-10, and an early stop was taken for that tol's machine precision. Now
+    # the user's own tol is checked, and a fit short of it warns.
+    import warnings
+
+    from sklearn.datasets import load_diabetes
+    from sklearn.exceptions import ConvergenceWarning
+
+    from snap_ml import LinearRegression
+
+    X, y = load_diabetes(return_X_y=True)
+    for X_fit, weights in ((X * 1e-8, None), (X, np.full(len(y), 1e-20))):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model = LinearRegression().fit(X_fit, y, sample_weight=weights)
+        if model.score(X_fit, y) < 0.5:
+            assert any(w.category is ConvergenceWarning and "scale" in str(w.message) for w in caught), \
+                [str(w.message) for w in caught]
+    # The well-scaled fit stays silent.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        assert LinearRegression().fit(X, y).score(X, y) > 0.51
+
+
+def test_sample_weights_below_float32s_smallest_value_are_refused():
+    # The core keeps sample weights in float32: uniform weights of 1e-46 became 0,
+    # and Ridge's intercept 0.0 where scikit-learn's is the targets' mean.
+    from sklearn.datasets import load_diabetes
+
+    from snap_ml import Ridge
+
+    X, y = load_diabetes(return_X_y=True)
+    with pytest.raises(ValueError, match="below float32's smallest value"):
+        Ridge().fit(X, y, sample_weight=np.full(len(y), 1e-46))
+    # Small but representable weights train as scikit-learn's.
+    from sklearn.linear_model import Ridge as SkRidge
+
+    weights = np.full(len(y), 1e-30)
+    np.testing.assert_allclose(Ridge(alpha=1e-30).fit(X, y, sample_weight=weights).intercept_,
+                               SkRidge(alpha=1e-30).fit(X, y, sample_weight=weights).intercept_, rtol=1e-4)
