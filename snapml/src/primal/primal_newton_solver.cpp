@@ -128,7 +128,7 @@ std::vector<double> PrimalNewtonSolver::prepare(ChunkSource& source, Communicato
   communicator.allreduce_sum(work, 2);
   direct_ = parameters_.primal_method == PrimalMethod::Cholesky ||
             (parameters_.primal_method == PrimalMethod::Auto && !loss_is_per_class(parameters_.loss) &&
-             parameters_.penalty == Penalty::L2 && detail::direct_newton_pays(work[0], work[1], width));
+             parameters_.penalty != Penalty::L1 && detail::direct_newton_pays(work[0], work[1], width));
   entries_ = work[1];
   hot_chosen_ = false;
   hot_ = detail::HotBlock();

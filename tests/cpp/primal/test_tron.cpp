@@ -461,7 +461,7 @@ bool stepped_by_cholesky(const FitResult& result) {
   return result.epochs > 0 && result.data_passes <= 3 * result.epochs + 3;
 }
 
-TEST(Tron, AutoStepsByCholeskyWhereTheHessianIsSmallAndPenalised) {
+TEST(Tron, AutoStepsByCholeskyWhereTheHessianIsSmall) {
   const Dataset data = random_problem({});  // 21 weights
   SolverParameters p = tight(LossKind::Logistic, PrimalMethod::Auto);
   const Fit chosen = fit(data, p);
@@ -472,15 +472,47 @@ TEST(Tron, AutoStepsByCholeskyWhereTheHessianIsSmallAndPenalised) {
   // Both within ||g|| of the optimum (H >= I under the unit penalty: ||w - w*|| <= ||g||).
   EXPECT_LE((as_vector(chosen.state.weights) - as_vector(trust_region.state.weights)).norm(),
             chosen.result.history.back().gradient_norm + trust_region.result.history.back().gradient_norm + 1e-12);
-  // No penalty: the Hessian may be singular, so auto keeps the trust region.
+  // No penalty: Cholesky too (where H is singular, collinear columns, the line
+  // step hands over to the trust region: CholeskyOnCollinearColumnsFallsBackToTheTrustRegion).
   p.penalty = Penalty::None;
   p.tol = 1e-8;
-  EXPECT_FALSE(stepped_by_cholesky(fit(data, p).result));
+  EXPECT_TRUE(stepped_by_cholesky(fit(data, p).result));
   // Too many weights for a dense matrix: the trust region.
   RandomProblemOptions wide;
   wide.features = 1100;
   wide.density = 0.01;
   EXPECT_FALSE(stepped_by_cholesky(fit(random_problem(wide), tight(LossKind::Logistic, PrimalMethod::Auto)).result));
+}
+
+// An unpenalised fit is equivariant under a column's scale: features times 1e-8
+// give the weights times 1e8 and the same intercept. The direct step factorises
+// H with unit diagonal where H itself is too badly conditioned (the features'
+// 1e-16 beside the intercept's n): unscaled it made no step, and LinearRegression
+// returned w = 0 (newton_direct.cpp).
+TEST(Tron, AnUnpenalisedFitIsEquivariantUnderTheFeaturesScale) {
+  RandomProblemOptions o;
+  o.regression = true;
+  const Dataset data = random_problem(o);
+  std::vector<CsrChunk> chunks;
+  for (std::size_t c = 0; c < data.n_chunks(); ++c) {
+    chunks.push_back(data.chunk(c));
+    for (float& value : chunks.back().values) value *= 1e-8f;
+  }
+  const Dataset tiny(std::move(chunks), data.n_features());
+  {
+    SolverParameters p = tight(LossKind::Squared, PrimalMethod::Auto);
+    p.penalty = Penalty::None;
+    p.penalise_intercept = false;
+    p.tol = 1e-10;
+    const Fit plain = fit(data, p);
+    const Fit scaled = fit(tiny, p);
+    ASSERT_EQ(plain.state.weights.size(), scaled.state.weights.size());
+    const std::size_t n = plain.state.weights.size() - 1;
+    for (std::size_t j = 0; j < n; ++j)
+      EXPECT_NEAR(scaled.state.weights[j] * 1e-8, plain.state.weights[j], 1e-6 * (1.0 + std::fabs(plain.state.weights[j])))
+          << "weight " << j;
+    EXPECT_NEAR(scaled.state.weights[n], plain.state.weights[n], 1e-6 * (1.0 + std::fabs(plain.state.weights[n])));
+  }
 }
 
 // Two equal columns without a penalty: H is singular, the Cholesky step refuses
