@@ -39,17 +39,26 @@ def class_weight_map(class_weight, classes):
     if not isinstance(class_weight, dict):
         raise ValueError(f"class_weight must be a dict, 'balanced' or None, got {class_weight!r}")
     weights = {}
+    absent = []
     for label, weight in class_weight.items():
         position = np.flatnonzero(classes == label)
         if position.size == 0:
-            raise ValueError(
-                f"class_weight names the class {label!r}, which is not in the training labels "
-                f"{list(classes)}; use labels from y"
-            )
+            absent.append(label)
+            continue
         weight = float(weight)
         if not np.isfinite(weight) or weight < 0:
             raise ValueError(f"class_weight[{label!r}] must be a finite number >= 0, got {weight!r}")
         weights[float(position[0])] = weight
+    # scikit-learn's compute_class_weight: keys of classes y lacks are ignored
+    # where every class of y has its weight (a cross-validation fold without a
+    # rare class), and refused where some class of y has none.
+    if absent and len(weights) < classes.size:
+        unweighted = [c for k, c in enumerate(classes) if float(k) not in weights]
+        raise ValueError(
+            f"class_weight names the class {absent[0]!r}, which is not in the training labels "
+            f"{list(classes)}, and leaves the classes {unweighted} without a weight; use labels from y "
+            "(scikit-learn: the classes are not in class_weight)"
+        )
     return weights, False
 
 

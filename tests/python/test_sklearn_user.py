@@ -550,3 +550,28 @@ def test_only_the_newton_fit_tightens_tol():
     assert snap_ml.LogisticRegression(tol=1e-4, l1_ratio=0.5, solver="saga")._tol() == 1e-4
     assert snap_ml.LogisticRegression(tol=1e-4, device_ids=[0])._tol() == pytest.approx(1e-6)
     assert snap_ml.LogisticRegression(device_ids=[0])._problem(True) == snap_ml.LogisticRegression()._problem(False)
+
+
+def test_class_weight_may_name_a_class_a_fold_lacks(cancer):
+    # scikit-learn ignores class_weight keys of classes y lacks where every class
+    # of y has its weight: cross-validation on a rare class whose rows a fold
+    # leaves out scored nan (FitFailedWarning) here, and refuses them where some
+    # class of y has no weight.
+    import sklearn.linear_model as skl
+    import sklearn.svm as sksvm
+    from sklearn.model_selection import KFold, cross_val_score
+
+    import snap_ml
+
+    X, y = load_iris(return_X_y=True)
+    X, y = np.vstack([X[:40], X[50:90], X[100:101]]), np.concatenate([y[:40], y[50:90], y[100:101]])
+    weights = {0: 1.0, 1: 1.0, 2: 5.0}
+    folds = KFold(3, shuffle=True, random_state=0)
+    for ours, theirs in ((snap_ml.LogisticRegression, skl.LogisticRegression), (snap_ml.LinearSVC, sksvm.LinearSVC)):
+        got = cross_val_score(ours(class_weight=weights, max_iter=1000), X, y, cv=folds, error_score="raise")
+        want = cross_val_score(theirs(class_weight=weights, max_iter=1000), X, y, cv=folds, error_score="raise")
+        np.testing.assert_allclose(got, want, atol=0.02)
+        two = y < 2
+        for model in (ours(class_weight={0: 1.0, 7: 2.0}), theirs(class_weight={0: 1.0, 7: 2.0})):
+            with pytest.raises(ValueError, match="not in class_weight"):
+                model.fit(X[two], y[two])
