@@ -311,6 +311,9 @@ TrainOptions parse_train_options(int argc, char** argv) {
                           " and " + number_text(value) + ", by -w or --weight); give it once");
   }
   p.balanced_class_weight = balanced_option->count() > 0;
+  // LIBLINEAR's -wi for a label the data lacks: a warning, and the fit goes on (a
+  // -v fold may lack a rare class the file has).
+  p.ignore_absent_class_weights = true;
   p.threads = usable_threads("snap-train", p.threads, o.quiet);
   o.format = datasets::data_format_from_name(format);
   o.liblinear_model = model_format == "liblinear";

@@ -140,6 +140,9 @@ void print_summary(const TrainResult& result, const TrainParameters& parameters,
   const char* rule = l1 ? "the sub-gradient rule" : (gradient_rule ? "the gradient rule" : "the duality gap");
   const std::size_t at_max_iter = unconverged - stopped_early;
   const std::string of_problems = " of " + std::to_string(problems) + (problems == 1 ? " problem" : " problems");
+  for (double label : result.ignored_class_weights)
+    warnings << "snap-train: warning: class label " << number_text(label)
+             << " given a weight (-w) is not in the training labels; its weight is ignored\n";
   if (at_max_iter > 0)
     warnings << "snap-train: warning: " << at_max_iter << of_problems << " stopped at --max-iter "
              << parameters.max_iter << " epochs before " << rule << " met --tol; raise --max-iter or -e\n";

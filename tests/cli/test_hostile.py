@@ -184,6 +184,24 @@ def test_max_iter_keeps_the_best_certified_iterate(scratch):
     check(swinging <= 1.03 * optimum, f"the returned primal {swinging} against the optimum {optimum}")
 
 
+def test_a_weight_for_an_absent_label(scratch):
+    """-w3 where the data has no label 3: LIBLINEAR warns and trains; snap-train
+    exited 1, and so did -v where a fold's training rows lacked a rare class the
+    file has. Now a warning, and the fit (the model as without the -w)."""
+    with open(dataset("heart_scale")) as source:
+        rows = [next(source) for _ in range(40)]
+    data = write(os.path.join(scratch, "h40.txt"), "".join(rows))
+    weighted, plain = os.path.join(scratch, "weighted"), os.path.join(scratch, "plain")
+    result = ok(snap("train", "-s", "1", "-w3", "5", data, weighted))
+    check("class label 3 given a weight (-w) is not in the training labels" in result.stderr, result.stderr)
+    ok(snap("train", "-s", "1", data, plain))
+    with open(weighted) as a, open(plain) as b:
+        check(a.read() == b.read(), "the ignored weight changed the model")
+    rare = write(os.path.join(scratch, "rare.txt"), "".join(rows) + "3 1:0.5 2:1 3:-0.5\n")
+    check("Cross Validation Accuracy = " in ok(snap("train", "-s", "1", "-w3", "5", "-v", "5", rare)).stdout,
+          "-v did not report")
+
+
 def endless_into(tool, *args):
     """Runs a tool reading /dev/stdin from a writer with no end (as /dev/zero or
     `yes`, here a process of the test's own): the tool must stop on its own."""

@@ -52,6 +52,11 @@ struct TrainParameters {
   // certificates (on_epoch) come only after the epochs certificate_schedule.h names.
   // From several threads at once, like on_epoch.
   std::function<void(int problem)> on_round;
+  // A class_weight label the training labels lack: refused (InvalidArgument), or,
+  // true, left out and listed in TrainResult::ignored_class_weights (LIBLINEAR's
+  // -wi: a warning, and the fit goes on; snap-train, whose -v folds may each lack
+  // a rare class).
+  bool ignore_absent_class_weights = false;
 };
 
 struct TrainResult {
@@ -63,6 +68,8 @@ struct TrainResult {
   // Which solver trained the problems, on which device, and why (plan_solver;
   // every problem of one call has the same).
   SolverPlan plan;
+  // The class_weight labels left out (TrainParameters::ignore_absent_class_weights).
+  std::vector<double> ignored_class_weights;
 };
 
 // The solver parameters every problem of train() starts from: the fields

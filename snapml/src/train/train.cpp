@@ -110,7 +110,8 @@ LabelSummary summarise(ChunkSource& source, Communicator& communicator, bool cla
   return summary;
 }
 
-std::vector<double> class_weights(const LabelSummary& summary, const TrainParameters& p) {
+std::vector<double> class_weights(const LabelSummary& summary, const TrainParameters& p,
+                                  std::vector<double>& ignored) {
   const std::size_t n_classes = summary.classes.size();
   std::vector<double> weights(n_classes, 1.0);
   require(!(p.balanced_class_weight && !p.class_weight.empty()),
@@ -129,6 +130,10 @@ std::vector<double> class_weights(const LabelSummary& summary, const TrainParame
   }
   for (const auto& [label, weight] : p.class_weight) {
     const auto found = std::find(summary.classes.begin(), summary.classes.end(), label);
+    if (found == summary.classes.end() && p.ignore_absent_class_weights) {
+      ignored.push_back(label);
+      continue;
+    }
     require(found != summary.classes.end(),
             "class_weight names label " + number_text(label) + ", which is not in the training labels");
     require(std::isfinite(weight) && weight >= 0.0,
@@ -482,7 +487,8 @@ TrainResult train(ChunkSource& source, Communicator& communicator, const TrainPa
   TrainParameters p = given;
   check_ranks_agree(source, communicator, p);
   const LabelSummary summary = checked_summary(source, communicator, p);
-  const std::vector<double> weights = class_weights(summary, p);
+  std::vector<double> ignored_class_weights;
+  const std::vector<double> weights = class_weights(summary, p, ignored_class_weights);
   std::vector<Problem> problems = make_problems(summary, weights, p);
   p.threads = detail::resolve_fit_threads(p.threads, source.nnz() * static_cast<std::int64_t>(problems.size()));
   for (Problem& problem : problems) problem.parameters.threads = p.threads;
@@ -500,6 +506,7 @@ TrainResult train(ChunkSource& source, Communicator& communicator, const TrainPa
   const std::vector<std::int32_t>& column_map = compact ? compact->used() : no_map;
   const std::int32_t fit_width = compact ? columns.n_features() : summary.n_features;
   TrainResult result;
+  result.ignored_class_weights = std::move(ignored_class_weights);
   result.fits.resize(problems.size());
   // The problems differ in their labels and class weights only, which no plan reads.
   result.plan = plan_solver(problems.front().parameters, p.use_gpu);
