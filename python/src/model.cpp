@@ -92,8 +92,9 @@ void bind_model(py::module_& m) {
            "Writes the model in snapml's text format, atomically")
       .def_static("load", &Model::load, py::arg("path"), py::call_guard<py::gil_scoped_release>(),
                   "Reads a model in snapml's text format")
-      .def("save_liblinear", &Model::save_liblinear, py::arg("path"),
-           py::call_guard<py::gil_scoped_release>(), "Writes LIBLINEAR's text model format")
+      .def("save_liblinear", &Model::save_liblinear, py::arg("path"), py::arg("primal_solver") = false,
+           py::call_guard<py::gil_scoped_release>(),
+           "Writes LIBLINEAR's text model format (primal_solver: named by LIBLINEAR's primal solver_type)")
       .def_static("load_liblinear", &Model::load_liblinear, py::arg("path"),
                   py::call_guard<py::gil_scoped_release>(), "Reads LIBLINEAR's text model format")
       .def(

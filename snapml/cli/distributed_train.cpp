@@ -142,7 +142,7 @@ int train_rank(TrainOptions& o, Communicator& world) {
   // leaves the model as it was, not a new model beside exit 3.
   if (!o.history_file.empty()) write_history(o.history_file, result);
   if (o.liblinear_model)
-    result.model.save_liblinear(o.model_file);
+    result.model.save_liblinear(o.model_file, result.plan.algorithm == SolverPlan::Algorithm::Newton);
   else
     result.model.save(o.model_file);
   if (!o.quiet) print_summary(result, p, seconds, o.model_file, std::cout, std::cerr);

@@ -195,7 +195,7 @@ int snap_train(int argc, char** argv) {
   // leaves the model as it was, not a new model beside exit 3.
   if (!o.history_file.empty()) write_history(o.history_file, result);
   if (o.liblinear_model)
-    result.model.save_liblinear(o.model_file);
+    result.model.save_liblinear(o.model_file, result.plan.algorithm == SolverPlan::Algorithm::Newton);
   else
     result.model.save(o.model_file);
   // The model is safe: a later run with this --checkpoint starts afresh.

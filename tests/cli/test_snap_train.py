@@ -187,6 +187,10 @@ def test_model_format_liblinear(scratch):
     three = three_class_file(scratch)
     model = os.path.join(scratch, "three.liblinear")
     ok(snap("train", "-s", "0", "-B", "1", "-n", "1", "--model-format", "liblinear", three, model))
+    # Named by the solver -s asked for, as LIBLINEAR's (-s 0: L2R_LR, not the dual's name).
+    theirs_model = os.path.join(scratch, "three.theirs")
+    liblinear("train", "-q", "-s", "0", "-B", "1", three, theirs_model)
+    check(read_lines(model)[0] == read_lines(theirs_model)[0] == "solver_type L2R_LR", read_lines(model)[0])
     ours, theirs = os.path.join(scratch, "ours.out"), os.path.join(scratch, "theirs.out")
     ok(snap("predict", "-b", "1", three, model, ours))
     liblinear("predict", "-b", "1", three, model, theirs)

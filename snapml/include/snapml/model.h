@@ -72,8 +72,11 @@ class Model {
   void save(const std::string& path) const;
   static Model load(const std::string& path);
   // LIBLINEAR's text model format (solver_type, nr_class, label, nr_feature, bias, w).
-  // Writing needs integer class labels (LIBLINEAR stores them as int).
-  void save_liblinear(const std::string& path) const;
+  // Writing needs integer class labels (LIBLINEAR stores them as int). The
+  // solver_type names the problem's dual solver, or with `primal_solver` (a model
+  // the primal Newton solver trained: snap-train -s 0, 2, 11) its primal one
+  // (L2R_LR, L2R_L2LOSS_SVC, L2R_L2LOSS_SVR), as LIBLINEAR's -s names them.
+  void save_liblinear(const std::string& path, bool primal_solver = false) const;
   static Model load_liblinear(const std::string& path);
   // A model file's whole text, read once (a pipe or a FIFO serves as a model
   // file); IoError naming `path` when it cannot be read. parse and

@@ -64,6 +64,16 @@ const char* solver_name(LossKind loss, Penalty penalty) {
   return nullptr;
 }
 
+// LIBLINEAR's primal solver of an L2 problem (-s 0, 2, 11), else the first name.
+const char* saved_solver_name(LossKind loss, Penalty penalty, bool primal_solver) {
+  if (primal_solver && penalty == Penalty::L2) {
+    if (loss == LossKind::Logistic) return "L2R_LR";
+    if (loss == LossKind::SquaredHinge) return "L2R_L2LOSS_SVC";
+    if (loss == LossKind::Squared) return "L2R_L2LOSS_SVR";
+  }
+  return solver_name(loss, penalty);
+}
+
 }  // namespace
 
 std::string Model::liblinear_refusal(LossKind loss, Penalty penalty, const std::vector<double>& labels,
@@ -82,13 +92,14 @@ std::string Model::liblinear_refusal(LossKind loss, Penalty penalty, const std::
   return "";
 }
 
-void Model::save_liblinear(const std::string& path) const {
+void Model::save_liblinear(const std::string& path, bool primal_solver) const {
   check();
   const std::string refusal = liblinear_refusal(loss, penalty, classes, index_base);
   require(refusal.empty(), refusal);
   const bool has_bias = intercept_scaling > 0.0;
   const int outputs = n_outputs();
-  std::string text = std::string("solver_type ") + solver_name(saved_loss(loss, classes.size()), penalty) + '\n';
+  std::string text =
+      std::string("solver_type ") + saved_solver_name(saved_loss(loss, classes.size()), penalty, primal_solver) + '\n';
   text += "nr_class " + std::to_string(is_classifier() ? classes.size() : 2) + '\n';
   if (is_classifier()) {
     text += "label";
