@@ -28,8 +28,8 @@ std::uint64_t fit_bytes_per_feature(Penalty penalty, std::size_t problems, std::
   const std::uint64_t solver = penalty == Penalty::L1 ? 56 : 24;
   // The dual fits also keep a second iterate's w (cocoa_round.h: the hinge's
   // average, a smooth loss's best certified iterate): 8 more each.
-  const std::uint64_t average = iterate_copy ? 8 : 0;
-  return 16 * static_cast<std::uint64_t>(problems) + (solver + average) * static_cast<std::uint64_t>(running) +
+  const std::uint64_t second_iterate = iterate_copy ? 8 : 0;
+  return 16 * static_cast<std::uint64_t>(problems) + (solver + second_iterate) * static_cast<std::uint64_t>(running) +
          8 * static_cast<std::uint64_t>(replicas);
 }
 

@@ -260,8 +260,10 @@ bool record_round(FitResult& result, const Objectives& objectives, double second
   record.gap = objectives.gap;
   result.history.push_back(record);
   if (parameters.on_epoch) parameters.on_epoch(record);
-  // An infinite primal meets tol * P with any gap: a diverged iterate never converges.
-  result.converged = std::isfinite(objectives.primal) && objectives.gap <= parameters.tol * objectives.primal;
+  // An infinite primal meets tol * P with any gap, an infinite dual makes the gap
+  // -inf: a diverged iterate never converges.
+  result.converged = std::isfinite(objectives.primal) && std::isfinite(objectives.gap) &&
+                     objectives.gap <= parameters.tol * objectives.primal;
   return result.converged;
 }
 

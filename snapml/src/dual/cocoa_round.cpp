@@ -91,25 +91,21 @@ FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, in
   // Several rounds an epoch (each on its share of the epoch's rows) where the
   // backend asks for them; with H local epochs a round spans H epochs instead.
   const int parts = workers > 1 && local_epochs == 1 ? std::max(backend.rounds_per_epoch(), 1) : 1;
+  // Whether every rank's backend says yes (a collective: every rank asks alike).
+  auto every_rank = [&](bool yes) {
+    double without = yes ? 0.0 : 1.0;
+    communicator.allreduce_sum(&without, 1);
+    return without == 0.0;
+  };
   // A non-smooth loss: the average of the iterates after every round too
   // (IterateAverage), certified beside the last iterate; where every rank's
   // backend keeps one (each certificate of the average is a reduction).
-  bool averaging = loss_is_non_smooth(parameters.loss);
-  if (averaging) {
-    double without = backend.keeps_average() ? 0.0 : 1.0;
-    communicator.allreduce_sum(&without, 1);
-    averaging = without == 0.0;
-  }
+  const bool averaging = loss_is_non_smooth(parameters.loss) && every_rank(backend.keeps_average());
   int averaged = 0;  // rounds in the average
   // A smooth loss: the best certified iterate (cocoa_round.h, "The best certified
   // iterate"), where every rank's backend keeps one; the largest dual value
   // certified so far, whatever the loss.
-  bool keeping_best = !averaging && !loss_is_non_smooth(parameters.loss);
-  if (keeping_best) {
-    double without = backend.keeps_best() ? 0.0 : 1.0;
-    communicator.allreduce_sum(&without, 1);
-    keeping_best = without == 0.0;
-  }
+  const bool keeping_best = !loss_is_non_smooth(parameters.loss) && every_rank(backend.keeps_best());
   double best_primal = HUGE_VAL;
   int best_epoch = 0;
   double largest_dual = -HUGE_VAL;
@@ -191,13 +187,15 @@ FitResult run_cocoa_rounds(RoundBackend& backend, Communicator& communicator, in
     // The fit's certificate: the smallest primal certified (the iterate's, or the
     // kept best's) against the largest dual value (weak duality: every feasible
     // alpha's D bounds P* from below, so P(w) - max D bounds P(w) - P*).
-    // (A NaN dual, a diverged iterate's, is kept for this certificate: never
-    // passed over for an earlier value that would make the gap look finite.)
-    if (!(objectives.dual <= largest_dual)) largest_dual = objectives.dual;
+    // (A dual that is not finite, a diverged iterate's, is this certificate's:
+    // never passed over for an earlier value that would make the gap look finite,
+    // nor kept as the largest.)
+    const bool finite_dual = std::isfinite(objectives.dual);
+    if (finite_dual && objectives.dual > largest_dual) largest_dual = objectives.dual;
     const bool iterate_best = !keeping_best || objectives.primal < best_primal;
     Objectives fit = objectives;
     if (!iterate_best) fit.primal = best_primal;
-    fit.dual = largest_dual;
+    fit.dual = finite_dual ? largest_dual : objectives.dual;
     fit.gap = fit.primal - fit.dual;
     // Where the fit ends, it ends on the point its certificate measured.
     auto end_on_best = [&] {

@@ -30,12 +30,14 @@ struct SolverName {
   const char* name;
   LossKind loss;
   Penalty penalty;
+  bool primal = false;  // LIBLINEAR's primal solver of an L2 problem (-s 0, 2, 11)
 };
 
 // LIBLINEAR's solver_type names and the problem each names here. Primal and dual
 // solvers of one problem predict the same way, so their models load alike. The
 // first entry of each (loss, penalty) is the name a model trained here is saved
-// under: the dual solver for L2, LIBLINEAR's only solver for L1.
+// under: the dual solver for L2, LIBLINEAR's only solver for L1; a model the
+// Newton solver trained takes the entry marked primal where there is one.
 const SolverName kSolvers[] = {
     {"L2R_LR_DUAL", LossKind::Logistic, Penalty::L2},
     {"L2R_L1LOSS_SVC_DUAL", LossKind::Hinge, Penalty::L2},
@@ -43,10 +45,10 @@ const SolverName kSolvers[] = {
     {"L2R_L2LOSS_SVR_DUAL", LossKind::Squared, Penalty::L2},
     {"L1R_LR", LossKind::Logistic, Penalty::L1},
     {"L1R_L2LOSS_SVC", LossKind::SquaredHinge, Penalty::L1},
-    {"L2R_LR", LossKind::Logistic, Penalty::L2},
+    {"L2R_LR", LossKind::Logistic, Penalty::L2, true},
     {"MCSVM_CS", LossKind::Hinge, Penalty::L2},
-    {"L2R_L2LOSS_SVC", LossKind::SquaredHinge, Penalty::L2},
-    {"L2R_L2LOSS_SVR", LossKind::Squared, Penalty::L2},
+    {"L2R_L2LOSS_SVC", LossKind::SquaredHinge, Penalty::L2, true},
+    {"L2R_L2LOSS_SVR", LossKind::Squared, Penalty::L2, true},
     {"L2R_L1LOSS_SVR_DUAL", LossKind::Squared, Penalty::L2},
 };
 
@@ -57,21 +59,16 @@ LossKind saved_loss(LossKind loss, std::size_t classes) {
   return loss_is_per_class(loss) && classes == 2 ? LossKind::Logistic : loss;
 }
 
-// nullptr for a problem LIBLINEAR has no solver_type for (the lasso).
-const char* solver_name(LossKind loss, Penalty penalty) {
-  for (const SolverName& s : kSolvers)
-    if (s.loss == loss && s.penalty == penalty) return s.name;
-  return nullptr;
-}
-
-// LIBLINEAR's primal solver of an L2 problem (-s 0, 2, 11), else the first name.
-const char* saved_solver_name(LossKind loss, Penalty penalty, bool primal_solver) {
-  if (primal_solver && penalty == Penalty::L2) {
-    if (loss == LossKind::Logistic) return "L2R_LR";
-    if (loss == LossKind::SquaredHinge) return "L2R_L2LOSS_SVC";
-    if (loss == LossKind::Squared) return "L2R_L2LOSS_SVR";
+// nullptr for a problem LIBLINEAR has no solver_type for (the lasso). With
+// `primal_solver`, the problem's primal solver where LIBLINEAR has one.
+const char* solver_name(LossKind loss, Penalty penalty, bool primal_solver = false) {
+  const char* first = nullptr;
+  for (const SolverName& s : kSolvers) {
+    if (s.loss != loss || s.penalty != penalty) continue;
+    if (!primal_solver || s.primal) return s.name;
+    if (!first) first = s.name;
   }
-  return solver_name(loss, penalty);
+  return first;
 }
 
 }  // namespace
@@ -99,7 +96,7 @@ void Model::save_liblinear(const std::string& path, bool primal_solver) const {
   const bool has_bias = intercept_scaling > 0.0;
   const int outputs = n_outputs();
   std::string text =
-      std::string("solver_type ") + saved_solver_name(saved_loss(loss, classes.size()), penalty, primal_solver) + '\n';
+      std::string("solver_type ") + solver_name(saved_loss(loss, classes.size()), penalty, primal_solver) + '\n';
   text += "nr_class " + std::to_string(is_classifier() ? classes.size() : 2) + '\n';
   if (is_classifier()) {
     text += "label";

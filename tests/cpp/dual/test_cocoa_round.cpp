@@ -3,6 +3,7 @@
 // when it stops. The solvers' own tests check the maths on real data.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <vector>
 
 #include "snapml/impl/cocoa_round.h"
@@ -389,6 +390,40 @@ TEST(CocoaRound, TheBestIterateEndsAFitWhoseLastIterateHasNotMetTol) {
   EXPECT_EQ(result.best_epoch, backend.certified_after[1]);
   EXPECT_DOUBLE_EQ(result.history.back().primal, 1.2);
   EXPECT_DOUBLE_EQ(result.history.back().dual, 1.0 - 1.0 / result.epochs);
+}
+
+TEST(CocoaRound, ADualThatIsNotFiniteNeverCertifies) {
+  // A diverged iterate's dual (+inf from garbage, or NaN) made P - D = -inf or
+  // NaN: -inf met tol, and a kept largest dual would have certified every later
+  // iterate. Neither: the certificate is not finite (the divergence guard asks
+  // the backend to step more carefully, as the GPU's halves its rows in flight),
+  // and the largest finite dual stays the bound.
+  class Diverged final : public StillBackend {
+   public:
+    std::vector<double> duals;
+    int certificates = 0;
+    bool reduce_concurrency() override { return true; }
+    ObjectiveSums objective_sums(int) override {
+      ObjectiveSums sums;
+      sums.loss = 2.0;
+      sums.dual = duals.at(static_cast<std::size_t>(certificates++));
+      return sums;
+    }
+  };
+  for (const double bad : {HUGE_VAL, std::nan("")}) {
+    Diverged backend;
+    backend.duals = {0.5, bad, 0.6, 0.7, 0.8, 0.9};
+    SolverParameters parameters;
+    parameters.loss = LossKind::SquaredHinge;
+    parameters.tol = 0.5;
+    parameters.max_epochs = 3;
+    LocalCommunicator local;
+    const FitResult result = run_cocoa_rounds(backend, local, 1, parameters, std::chrono::steady_clock::now());
+    ASSERT_GE(result.history.size(), 2u);
+    EXPECT_FALSE(std::isfinite(result.history[1].gap)) << bad;
+    for (std::size_t k = 2; k < result.history.size(); ++k) EXPECT_TRUE(std::isfinite(result.history[k].dual)) << bad;
+    EXPECT_FALSE(result.converged) << bad;  // 2 - 0.6 or 0.7 is above 0.5 x 2
+  }
 }
 
 }  // namespace
