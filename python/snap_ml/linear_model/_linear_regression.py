@@ -228,7 +228,9 @@ class LinearRegression(_SquaredLossRegressor):
 
     Minimises ``sum_i s_i (y_i - w.x_i - b)^2`` (``s``: sample weights) with a free
     intercept by the primal trust-region Newton solver (docs/algorithms.md, "Primal
-    Newton"): the least-squares fit, as scikit-learn's. With ``penalty="l2"`` (or
+    Newton"): the least-squares fit, as scikit-learn's, and where that is not
+    unique (fewer rows than features, collinear columns) the one of least norm,
+    the intercept outside the norm, as scikit-learn's ``lstsq``. With ``penalty="l2"`` (or
     ``regularizer``, Snap ML's spelling, which implies it) the problem is Snap ML's
     ``sum_i C_i max(0, |y_i - w.x_i| - epsilon)^2 + 0.5 ||w||^2`` with the intercept a
     regularised constant feature, trained by SDCA: ridge with ``epsilon=0``

@@ -3,6 +3,7 @@
 // Optimization, Algorithm 7.4), and Newton's step solved exactly by Cholesky over
 // the whole Hessian (newton_direct.h). Both move by line_step, whose search reads
 // no data: the margins along w + t p are m + t X p, one pass for X p.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -85,13 +86,86 @@ void PrimalNewtonSolver::direct_newton(FitResult& result, std::vector<double>& w
                                   std::vector<double>& g, double f, double first_gradient_norm) {
   const std::size_t width = w.size();
   std::vector<double> hessian(width * (width + 1) / 2), p;
+  // The intercepts (the last weights) outside the norm of a singular H's step.
+  std::size_t free_intercepts = 0;
+  while (free_intercepts < objective_->intercept_count() && regulariser_[width - 1 - free_intercepts] == 0.0)
+    ++free_intercepts;
   while (result.epochs < parameters_.max_epochs) {
     objective_->hessian_matrix(hessian.data());
     communicator_->allreduce_sum(hessian.data(), hessian.size());
-    const bool solved = detail::solve_newton_system(hessian, regulariser_, g, p);
-    // H not numerically positive definite (collinear columns without a penalty):
-    // no slope, and the trust region, which needs no factorisation, goes on.
+    const bool solved = detail::solve_newton_system(hessian, regulariser_, g, free_intercepts, p);
+    // No step found (H not numerically positive definite under a penalty, but for
+    // rounding): no slope, and the trust region, which needs no factorisation, goes on.
     if (!newton_line_step(result, w, margins, g, f, p, solved ? dot(g, p) : 0.0, first_gradient_norm)) return;
+  }
+}
+
+void PrimalNewtonSolver::least_norm_newton(FitResult& result, std::vector<double>& w, std::vector<double>& margins,
+                                           std::vector<double>& g, double f, double first_gradient_norm) {
+  // The least-norm step of solve_newton_system, by conjugate gradients where H is
+  // too wide to factorise. A free intercept b (the last weight) is eliminated as
+  // there: with H's last column (c; d), the features' system is S p = -r, S = A -
+  // c c^T / d (the centred Hessian) and r = g_w - c g_b / d, and p_b = -(g_b +
+  // c.p) / d. S v is H's product with (v, -c.v / d), first block. CG from 0,
+  // unpreconditioned, keeps its iterates in the Krylov space of r, within
+  // range(S): on a consistent singular system it converges to the solution of
+  // least norm, in at most rank(S) < rows iterations in exact arithmetic
+  // (Hestenes & Stiefel 1952; Kammerer & Nashed, SIAM J. Numer. Anal. 9, 1972).
+  // A preconditioner (the trust region's) would leave that span.
+  const std::size_t width = w.size();
+  std::vector<double> column(width, 0.0), unit(width, 0.0), full(width, 0.0), product, step(width);
+  double diagonal = 0.0;
+  if (objective_->intercept_count() > 0 && regulariser_[width - 1] == 0.0) {
+    unit[width - 1] = 1.0;
+    hessian_product(unit, column);
+    diagonal = column[width - 1];
+  }
+  // No intercept (or its column 0, intercept_scaling 0): every weight in the norm.
+  const std::size_t free = diagonal > 0.0 ? 1 : 0;
+  const std::size_t m = width - free;
+  std::vector<double> p(m), r(m), d(m);
+  double rows = 0.0;
+  {
+    double local = static_cast<double>(operations_->n_rows());
+    communicator_->allreduce_sum(&local, 1);
+    rows = local;
+  }
+  const auto iterations = static_cast<std::int64_t>(2.0 * rows) + 10;
+  // c.v over the features (c's last entry is d).
+  const auto along_column = [&](const std::vector<double>& v) {
+    double sum = 0.0;
+    for (std::size_t j = 0; j < m; ++j) sum += column[j] * v[j];
+    return sum;
+  };
+  while (result.epochs < parameters_.max_epochs) {
+    const double g_b = free ? g[m] : 0.0;
+    for (std::size_t j = 0; j < m; ++j) r[j] = free ? -(g[j] - column[j] * g_b / diagonal) : -g[j];
+    std::fill(p.begin(), p.end(), 0.0);
+    d = r;
+    double rr = dot(r, r);
+    // To a residual well within the record's gradient rule, so that one Newton
+    // step ends the fit.
+    const double target = 0.1 * std::min(parameters_.tol, 1e-2) * first_gradient_norm;
+    for (std::int64_t k = 0; k < iterations && std::sqrt(rr) > target; ++k) {
+      std::copy(d.begin(), d.end(), full.begin());
+      if (free) full[m] = -along_column(d) / diagonal;
+      hessian_product(full, product);
+      double curvature = 0.0;
+      for (std::size_t j = 0; j < m; ++j) curvature += d[j] * product[j];
+      if (!(curvature > 0.0)) break;
+      const double alpha = rr / curvature;
+      for (std::size_t j = 0; j < m; ++j) {
+        p[j] += alpha * d[j];
+        r[j] -= alpha * product[j];
+      }
+      const double next = dot(r, r);
+      const double beta = next / rr;
+      rr = next;
+      for (std::size_t j = 0; j < m; ++j) d[j] = r[j] + beta * d[j];
+    }
+    std::copy(p.begin(), p.end(), step.begin());
+    if (free) step[m] = -(g_b + along_column(p)) / diagonal;
+    if (!newton_line_step(result, w, margins, g, f, step, dot(g, step), first_gradient_norm)) return;
   }
 }
 

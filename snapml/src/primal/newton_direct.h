@@ -24,10 +24,14 @@ bool direct_newton_pays(double pairs, double entries, std::size_t width);
 // Solves H p = -g for the symmetric H given by its packed lower triangle (entry
 // (a, b), a >= b, at a (a + 1) / 2 + b; `regulariser` r added to its diagonal) by
 // Cholesky's factorisation. A weight no row touches and no penalty holds (a zero
-// row and column of H, its gradient entry 0) steps by 0. Returns false where H is
-// not numerically positive definite (no penalty and collinear columns): the caller
-// steps another way.
+// row and column of H, its gradient entry 0) steps by 0. Where H is singular and
+// nothing is penalised (collinear columns, fewer rows than weights), p is the
+// solution of least norm over the features, the last `free_intercepts` weights
+// (free intercepts) left outside the norm: scikit-learn's least-squares solution
+// (lstsq) when the fit starts from w = 0. Returns false where no step is found
+// (a penalised H not numerically positive definite, which a penalty rules out
+// but for rounding): the caller steps another way.
 bool solve_newton_system(const std::vector<double>& packed_lower, const std::vector<double>& regulariser,
-                         const std::vector<double>& g, std::vector<double>& p);
+                         const std::vector<double>& g, std::size_t free_intercepts, std::vector<double>& p);
 
 }  // namespace snapml::detail

@@ -124,11 +124,22 @@ std::vector<double> PrimalNewtonSolver::prepare(ChunkSource& source, Communicato
     std::fill(regulariser_.end() - static_cast<std::ptrdiff_t>(objective_->intercept_count()), regulariser_.end(),
               0.0);
   // The same choice on every rank: from the pairs and entries summed over them.
-  double work[2] = {operations_->hessian_matrix_pairs(), operations_->row_entries()};
-  communicator.allreduce_sum(work, 2);
+  double work[3] = {operations_->hessian_matrix_pairs(), operations_->row_entries(),
+                    static_cast<double>(operations_->n_rows())};
+  communicator.allreduce_sum(work, 3);
+  // Least squares without a penalty on fewer rows than weights: the fits are many,
+  // and scikit-learn's is the one of least norm, which the direct step gives
+  // (solve_newton_system) and the trust region's preconditioned steps do not. Its
+  // Hessian, of at most rows x width^2 / 2 pairs, costs little to form there.
+  // Wider than the direct step takes, plain CG gives it (least_norm_newton).
+  const bool least_norm = parameters_.primal_method == PrimalMethod::Auto && parameters_.loss == LossKind::Squared &&
+                          parameters_.penalty == Penalty::None && work[2] < static_cast<double>(width);
+  const bool factorable = std::isfinite(work[0]) && width <= detail::kMaxDirectNewtonWidth;
   direct_ = parameters_.primal_method == PrimalMethod::Cholesky ||
             (parameters_.primal_method == PrimalMethod::Auto && !loss_is_per_class(parameters_.loss) &&
-             parameters_.penalty != Penalty::L1 && detail::direct_newton_pays(work[0], work[1], width));
+             parameters_.penalty != Penalty::L1 &&
+             ((least_norm && factorable) || detail::direct_newton_pays(work[0], work[1], width)));
+  least_norm_ = least_norm && !direct_;
   entries_ = work[1];
   hot_chosen_ = false;
   hot_ = detail::HotBlock();
@@ -289,6 +300,8 @@ FitResult PrimalNewtonSolver::fit(ChunkSource& source, Communicator& communicato
       lbfgs(result, w, margins, g, f, first_gradient_norm);
     else if (direct_)
       direct_newton(result, w, margins, g, f, first_gradient_norm);
+    else if (least_norm_)
+      least_norm_newton(result, w, margins, g, f, first_gradient_norm);
     else if (parameters_.primal_method == PrimalMethod::LineSearch)
       newton_line_search(result, w, margins, g, f, first_gradient_norm);
     else

@@ -120,6 +120,10 @@ class PrimalNewtonSolver final : public Solver {
              double f, double first_gradient_norm);
   void direct_newton(FitResult& result, std::vector<double>& w, std::vector<double>& margins,
                      std::vector<double>& g, double f, double first_gradient_norm);
+  // Least squares without a penalty on fewer rows than weights, too wide for the
+  // direct step: Newton's step of least norm by plain CG (line_search_steps.cpp).
+  void least_norm_newton(FitResult& result, std::vector<double>& w, std::vector<double>& margins,
+                         std::vector<double>& g, double f, double first_gradient_norm);
   // Newton's direction by TrustRegionSteps' CG with no radius, moved along by
   // newton_line_step (PrimalMethod::LineSearch).
   void newton_line_search(FitResult& result, std::vector<double>& w, std::vector<double>& margins,
@@ -146,6 +150,7 @@ class PrimalNewtonSolver final : public Solver {
   std::chrono::steady_clock::time_point started_;
   int threads_ = 1;
   bool direct_ = false;                 // whether the Newton steps are solved by Cholesky
+  bool least_norm_ = false;             // whether they are least_norm_newton's
   bool repairs_dual_ = false;           // a free intercept certified by repaired_dual()
   // Whether L-BFGS centres free intercepts before each gradient and the records
   // certify the fit by the objective's free-intercept dual point.

@@ -515,10 +515,10 @@ TEST(Tron, AnUnpenalisedFitIsEquivariantUnderTheFeaturesScale) {
   }
 }
 
-// Two equal columns without a penalty: H is singular, the Cholesky step refuses
-// it and the trust region finishes the fit, to a zero gradient and equal weights
-// on the two columns (the minimum-norm direction CG stays in).
-TEST(Tron, CholeskyOnCollinearColumnsFallsBackToTheTrustRegion) {
+// Two equal columns without a penalty: H is singular, and the Cholesky step takes
+// the step of least norm (newton_direct.cpp), to a zero gradient and equal
+// weights on the two columns.
+TEST(Tron, CholeskyOnCollinearColumnsTakesTheLeastNormStep) {
   std::vector<CsrChunk> chunks(1);
   const std::int32_t indices[3] = {0, 1, 2};
   for (int row = 0; row < 60; ++row) {
@@ -537,6 +537,94 @@ TEST(Tron, CholeskyOnCollinearColumnsFallsBackToTheTrustRegion) {
                                            false);
   EXPECT_LE(g.norm(), 1e-6);
   EXPECT_NEAR(ours.state.weights[0], ours.state.weights[1], 1e-6 * (1.0 + std::fabs(ours.state.weights[0])));
+}
+
+// The least-squares solution of least norm over the features (the intercept, when
+// there is one, free and outside the norm), with the weights c_i: scikit-learn's
+// LinearRegression, lstsq of the weighted, centred rows. Written as the
+// weights vector, the intercept's entry last (the bias column is 1).
+Eigen::VectorXd least_norm_reference(const DenseProblem& p, bool intercept) {
+  const Eigen::Index n = p.x.cols() - 1;
+  Eigen::MatrixXd x = p.x.leftCols(n);
+  Eigen::VectorXd y = p.y;
+  Eigen::RowVectorXd x_mean = Eigen::RowVectorXd::Zero(n);
+  double y_mean = 0.0;
+  if (intercept) {
+    x_mean = p.c.transpose() * x / p.c.sum();
+    y_mean = p.c.dot(y) / p.c.sum();
+    x.rowwise() -= x_mean;
+    y.array() -= y_mean;
+  }
+  const Eigen::VectorXd root = p.c.cwiseSqrt();
+  x = root.asDiagonal() * x;
+  y = root.asDiagonal() * y;
+  Eigen::VectorXd w(n + 1);
+  w.head(n) = x.completeOrthogonalDecomposition().solve(y);
+  w(n) = intercept ? y_mean - x_mean.dot(w.head(n)) : 0.0;
+  return w;
+}
+
+// Least squares without a penalty on random rows (sample weights), with and
+// without a free intercept: scikit-learn's fit, the one of least norm, to `tolerance`.
+void expect_least_norm_fits(std::int64_t rows, std::int32_t features, double density, double tolerance) {
+  RandomProblemOptions o;
+  o.rows = rows;
+  o.features = features;
+  o.density = density;
+  o.regression = true;
+  o.sample_weights = true;
+  const Dataset data = random_problem(o);
+  for (const bool intercept : {true, false}) {
+    SolverParameters p = tight(LossKind::Squared, PrimalMethod::Auto);
+    p.penalty = Penalty::None;
+    p.penalise_intercept = false;
+    p.intercept_scaling = intercept ? 1.0 : 0.0;
+    const Fit ours = fit(data, p);
+    ASSERT_TRUE(ours.result.converged) << "intercept " << intercept;
+    const Eigen::VectorXd reference = least_norm_reference(dense(data, p), intercept);
+    for (std::size_t j = 0; j < ours.state.weights.size(); ++j)
+      EXPECT_NEAR(ours.state.weights[j], reference(static_cast<Eigen::Index>(j)), tolerance * (1.0 + reference.norm()))
+          << "weight " << j << ", intercept " << intercept;
+  }
+}
+
+// On fewer rows than features every w fitting the rows exactly is optimal, and
+// the fit is scikit-learn's, the one of least norm, with and without a free
+// intercept and with sample weights. The trust region's preconditioned steps left
+// the rows' span (20 x 200 in Python: ||w|| 1.063 against 1.057, predictions on
+// new rows 0.54 apart).
+TEST(Tron, LeastSquaresOnFewerRowsThanFeaturesIsTheLeastNormFit) { expect_least_norm_fits(20, 60, 0.5, 1e-8); }
+
+// The same, wider than the direct step factorises (kMaxDirectNewtonWidth): the
+// step of least norm by plain conjugate gradients (least_norm_newton).
+TEST(Tron, LeastSquaresTooWideToFactoriseIsTheLeastNormFit) { expect_least_norm_fits(30, 1100, 0.1, 1e-7); }
+
+// Collinear columns on more rows than features, the case of a one-hot encoding
+// with every category and an intercept (columns 2 and 3 sum to 1) and of a
+// duplicated column (0 and 1): the direct step's least-norm fit, the duplicate's
+// weight split evenly, as scikit-learn's.
+TEST(Tron, LeastSquaresOnCollinearColumnsIsTheLeastNormFit) {
+  std::vector<CsrChunk> chunks(1);
+  const std::int32_t indices[4] = {0, 1, 2, 3};
+  for (int row = 0; row < 60; ++row) {
+    const float a = static_cast<float>((row * 7) % 11) / 11.0f - 0.4f;
+    const bool hot = (row * 5) % 13 < 6;
+    const float values[4] = {a, a, hot ? 1.0f : 0.0f, hot ? 0.0f : 1.0f};
+    const double target = 2.0 * a + (hot ? 0.7 : -0.2) + 0.1 * std::sin(row);
+    chunks[0].add_row(target, indices, values, 4);
+  }
+  const Dataset data(std::move(chunks), 4);
+  SolverParameters p = tight(LossKind::Squared, PrimalMethod::Auto);
+  p.penalty = Penalty::None;
+  p.penalise_intercept = false;
+  const Fit ours = fit(data, p);
+  ASSERT_TRUE(ours.result.converged);
+  const Eigen::VectorXd reference = least_norm_reference(dense(data, p), true);
+  ASSERT_EQ(ours.state.weights.size(), 5u);
+  for (std::size_t j = 0; j < 5; ++j)
+    EXPECT_NEAR(ours.state.weights[j], reference(static_cast<Eigen::Index>(j)), 1e-8 * (1.0 + reference.norm()))
+        << "weight " << j;
+  EXPECT_NEAR(ours.state.weights[0], ours.state.weights[1], 1e-9);
 }
 
 TEST(Tron, CholeskyTakesAScalarLossOnly) {
