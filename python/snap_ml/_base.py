@@ -330,7 +330,7 @@ class SnapLinearModel(BaseEstimator):
             # The Newton solver stops early when no further decrease is
             # representable in floating point (snapml/src/primal/primal_newton_solver.cpp).
             # Where the estimator asked for more than the user's tol itself (tol /
-            # 100, or 1e-10 for least squares) and the fit met the user's, that is
+            # 100 or / 1000, or 1e-10 for least squares) and the fit met the user's, that is
             # the goal: no word. Where the user's tol asked for more, say so; where
             # even the user's tol was not met, the scale of the data defeated
             # double precision (features of magnitude 1e-9 stopped LinearRegression
@@ -365,10 +365,12 @@ class SnapLinearModel(BaseEstimator):
             if len(history["gap"]) and np.isfinite(history["gap"][-1])
         ]
         if multinomial:
-            # The multinomial fit runs L-BFGS and stops on the relative duality
-            # gap where its dual point is certified (penalty l2), else on the
-            # gradient rule (multinomial_objective.cpp); both at the core's tol.
-            stop = f"tol={self.tol}" if resolved.tol == self.tol else f"tol / 100 = {resolved.tol:g}"
+            # The multinomial fit runs L-BFGS (orthant-wise with penalty l1) and
+            # stops on the relative duality gap where its dual point is certified,
+            # else on the gradient rule (multinomial_objective.cpp); both at the
+            # core's tol (tol / 100, tol / 1000 with penalty l1).
+            stop = (f"tol={self.tol}" if resolved.tol == self.tol
+                    else f"tol / {self.tol / resolved.tol:.4g} = {resolved.tol:g}")
             rule = (f"with a relative duality gap of {max(gaps):.2e}, above the {stop} it stops at"
                     if gaps else f"before ||gradient|| fell to {stop} times its value at w = 0, the rule it "
                     "stops on without a certificate")

@@ -156,6 +156,7 @@ class SnapClassifier(ClassifierMixin, SnapLinearModel):
                 f"contains only one class: {classes[0]!r}; pass labels of two or more classes"
             )
         weights, balanced = class_weight_map(self.class_weight, classes)
+        resolved = self._problem_for_classes(resolved, classes.size)
         n_outputs = 1 if classes.size == 2 else classes.size
         warm = None
         if hasattr(self, "classes_") and np.array_equal(self.classes_, classes):
@@ -168,6 +169,10 @@ class SnapClassifier(ClassifierMixin, SnapLinearModel):
         self.intercept_ = model.intercept.astype(dtype, copy=False)
         self.n_iter_ = self._fitted_n_iter(self._n_iter)
         return self
+
+    def _problem_for_classes(self, resolved, n_classes):
+        """The problem once the classes are counted: as resolved by default."""
+        return resolved
 
     def _fitted_n_iter(self, per_problem):
         """``n_iter_`` from each problem's epochs: one per problem, as scikit-learn's

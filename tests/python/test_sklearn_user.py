@@ -544,10 +544,15 @@ def test_only_the_newton_fit_tightens_tol():
     # Newton solver, the core's plan).
     assert snap_ml.LogisticRegression(tol=1e-4)._tol() == pytest.approx(1e-6)
     assert snap_ml.LogisticRegression(tol=1e-4, solver="liblinear", dual=True)._tol() == 1e-4
-    # Penalty l1 and the elastic net (newGLMNET) keep tol: LIBLINEAR's rule.
+    # Penalty l1 and the elastic net (newGLMNET) keep tol: LIBLINEAR's rule. With
+    # saga, more than two classes train the multinomial L1 model (orthant-wise
+    # L-BFGS), certified at tol / 1000; two classes, the binary one at tol.
     assert snap_ml.LogisticRegression(tol=1e-4, penalty="l1", solver="liblinear")._tol() == 1e-4
-    assert snap_ml.LogisticRegression(tol=1e-4, penalty="l1", solver="saga")._tol() == 1e-4
-    assert snap_ml.LogisticRegression(tol=1e-4, l1_ratio=0.5, solver="saga")._tol() == 1e-4
+    for saga in (snap_ml.LogisticRegression(tol=1e-4, penalty="l1", solver="saga"),
+                 snap_ml.LogisticRegression(tol=1e-4, l1_ratio=0.5, solver="saga")):
+        assert saga._tol() == pytest.approx(1e-7)
+        assert saga._problem_for_classes(saga._resolve(), 2).tol == 1e-4
+        assert saga._problem_for_classes(saga._resolve(), 3).tol == pytest.approx(1e-7)
     assert snap_ml.LogisticRegression(tol=1e-4, device_ids=[0])._tol() == pytest.approx(1e-6)
     assert snap_ml.LogisticRegression(device_ids=[0])._problem(True) == snap_ml.LogisticRegression()._problem(False)
 

@@ -236,11 +236,18 @@ class LogisticRegression(SnapClassifier):
         # liblinear takes 0.16 s to its answer (saga 0.26 s); at tol, ours lands as
         # near the optimum as theirs or nearer (docs/benchmarks/primal.md, "L1: the
         # drop-in's tol").
+        # The multinomial loss with penalty l1 or the elastic net (orthant-wise
+        # L-BFGS) is certified by its gap too (orthant_steps.cpp), at tol / 1000:
+        # at tol / 100 the elastic net's probabilities on iris and wine (l1_ratio
+        # 0.5, C = 0.5) were 2.4e-4 and 2.7e-4 from the optimum's, scikit-learn's
+        # saga at its default tol 0.9e-4 and 2.3e-4; at tol / 1000 ours are 0.5e-4
+        # and 0.6e-4, two more iterations (docs/benchmarks/primal.md).
+        loss = "multinomial" if self._multinomial(chosen) else "logistic"
         smooth_newton = chosen["solver"] in ("primal", "auto") and penalty != "l1"
-        tol = self.tol / 100.0 if smooth_newton else self.tol
+        multinomial_l1 = penalty == "l1" and loss == "multinomial"
+        tol = self.tol / 1000.0 if multinomial_l1 else self.tol / 100.0 if smooth_newton else self.tol
         # The loss's scale does not change the unpenalised optimum.
         C = 1.0 if penalty == "none" else resolve_C(self.C, self.regularizer)
-        loss = "multinomial" if self._multinomial(chosen) else "logistic"
         # The multinomial CPU fit (L-BFGS) with free intercepts and penalty l2 is
         # certified: the core stops it on a relative duality gap of tol / 100
         # (multinomial_objective.cpp), an upper bound on its distance to the
@@ -259,25 +266,35 @@ class LogisticRegression(SnapClassifier):
         """Whether more than two classes train the multinomial (softmax) model.
 
         scikit-learn (1.5+; 1.9 has no ``multi_class``) trains it with every
-        solver that can, which is all but liblinear: its problem has penalty l2
-        or none and free intercepts (the lbfgs problem), so ``"auto"`` means
-        multinomial there and one-vs-rest for the other problems: liblinear
-        (scikit-learn raises for more than two classes), our ``"dual"`` and
-        ``"primal"`` names (the intercept penalised) and penalty l1 or the
-        elastic net (scikit-learn's saga trains a multinomial l1 model). Which
-        solver trains it, on which device, is the core's plan. docs/python.md's
-        table lists these differences. Two classes are the binary problem either
-        way, as in scikit-learn (the core trains the logistic loss then).
+        solver that can, which is all but liblinear: free intercepts with penalty
+        l2, none, l1 or the elastic net (saga), so ``"auto"`` means multinomial
+        there (penalty l1 and the elastic net by orthant-wise L-BFGS, as
+        scikit-learn's saga trains a multinomial l1 model) and one-vs-rest for the
+        other problems: liblinear (scikit-learn raises for more than two
+        classes) and our ``"dual"`` and ``"primal"`` names (the intercept
+        penalised). Which solver trains it, on which device, is the core's plan.
+        docs/python.md's table lists these differences. Two classes are the
+        binary problem either way, as in scikit-learn (the core trains the
+        logistic loss then).
         """
-        trainable = not (chosen["penalty"] == "l1" or chosen["penalise_intercept"])
+        trainable = not chosen["penalise_intercept"]
         if self.multi_class == "multinomial" and not trainable:
             raise ValueError(
-                "multi_class='multinomial' trains with penalty 'l2' or None and a free "
-                "intercept (solver 'lbfgs', 'newton-cg', 'newton-cholesky', 'sag', 'saga' or 'auto'); "
+                "multi_class='multinomial' trains with a free intercept (solver 'lbfgs', "
+                "'newton-cg', 'newton-cholesky', 'sag', 'saga' or 'auto'; penalty 'l1' with 'saga'); "
                 f"got solver={self.solver!r}, penalty={self.penalty!r}, dual={self.dual!r}"
                 ": change those, or pass multi_class='ovr'"
             )
         return trainable and self.multi_class != "ovr"
+
+    def _problem_for_classes(self, resolved, n_classes):
+        # Two classes train the binary problem (the core's logistic loss), whose
+        # penalty l1 stops on LIBLINEAR's rule at tol itself (_resolve): the
+        # multinomial L1 fit's tol / 1000 is for more than two. (A fit from a file
+        # counts its classes in the core, and keeps tol / 1000 for two.)
+        if resolved.loss == "multinomial" and resolved.penalty == "l1" and n_classes == 2:
+            return resolved._replace(tol=self.tol)
+        return resolved
 
     def _trains_multinomial(self):
         """Whether these parameters train the multinomial model for more than two

@@ -81,7 +81,7 @@ class MultinomialObjective final : public NewtonObjective {
         n_rows_(operations.n_rows()),
         classes_(static_cast<int>(parameters.classes.size())),
         bias_(parameters.intercept_scaling),
-        free_intercepts_(parameters.penalty == Penalty::L2 && !parameters.penalise_intercept &&
+        free_intercepts_(parameters.penalty != Penalty::None && !parameters.penalise_intercept &&
                          parameters.intercept_scaling != 0.0) {
     require(classes_ >= 2, "the multinomial loss needs the classes (SolverParameters::classes)");
     require(parameters.class_weights.size() == parameters.classes.size(),
@@ -212,8 +212,8 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
   double centre_intercepts(std::vector<double>& margins, std::vector<double>& shift,
                            Communicator& communicator) override;
 
-  void free_intercept_dual(const std::vector<double>& w, const std::vector<double>& g, double dual_sum,
-                           double& dual_sum_out, double& dual_weights_squared) override;
+  double free_intercept_dual(const std::vector<double>& w, const std::vector<double>& g,
+                             const std::vector<double>& regulariser, std::vector<double>& dual_weights) override;
 
   void finish(const std::vector<double>& w, SolverState& state) override {
     const std::size_t n_weights = operations_.n_weights();
@@ -378,9 +378,9 @@ SNAPML_OMP(parallel for num_threads(threads_) schedule(static))
   return sums[0] - start;
 }
 
-void MultinomialObjective::free_intercept_dual(const std::vector<double>& w, const std::vector<double>& g,
-                                               double dual_sum, double& dual_sum_out,
-                                               double& dual_weights_squared) {
+double MultinomialObjective::free_intercept_dual(const std::vector<double>& w, const std::vector<double>& g,
+                                                 const std::vector<double>& regulariser,
+                                                 std::vector<double>& dual_weights) {
   const std::size_t n = K();
   const std::size_t intercepts = w.size() - n;  // the constant column's K weights
   std::vector<double> c(n, 0.0), s(n);
@@ -390,24 +390,21 @@ void MultinomialObjective::free_intercept_dual(const std::vector<double>& w, con
     const double p = class_costs_[k] - s[k];  // P_k
     if (s[k] < 0.0) lambda = std::max(lambda, -s[k] / p);
   }
-  if (!(lambda <= 1.0)) {  // no such mix: no bound at this iterate
-    dual_sum_out = -std::numeric_limits<double>::infinity();
-    dual_weights_squared = 0.0;
-    return;
-  }
+  if (!(lambda <= 1.0)) return -std::numeric_limits<double>::infinity();  // no such mix: no bound here
   if (lambda > 0.0)
     for (std::size_t k = 0; k < n; ++k) c[k] = std::max(0.0, (class_costs_[k] - s[k] + s[k] / lambda) / cost_total_);
-  dual_sum_out = (1.0 - lambda) * dual_sum;
-  dual_weights_squared = ordered_sum(static_cast<std::int64_t>(intercepts / n), threads_, [&](std::int64_t feature) {
+  dual_weights.assign(w.size(), 0.0);
+  const auto features = static_cast<std::int64_t>(intercepts / n);
+SNAPML_OMP(parallel for num_threads(detail::threads_for(features, threads_)) schedule(static))
+  for (std::int64_t feature = 0; feature < features; ++feature) {
     const std::size_t base = static_cast<std::size_t>(feature) * n;
     const double a = label_totals_[static_cast<std::size_t>(feature)];  // sum_i C_i x_ij
-    double sum = 0.0;
     for (std::size_t k = 0; k < n; ++k) {
-      const double v = (1.0 - lambda) * (w[base + k] - g[base + k]) - lambda * (a * c[k] - label_sums_[base + k]);
-      sum += v * v;
+      const std::size_t j = base + k;
+      dual_weights[j] = (1.0 - lambda) * (regulariser[j] * w[j] - g[j]) - lambda * (a * c[k] - label_sums_[j]);
     }
-    return sum;
-  });
+  }
+  return 1.0 - lambda;
 }
 
 }  // namespace

@@ -97,7 +97,7 @@ class NewtonObjective {
   // dual_value(alpha'_i).
   virtual double feasible_dual(const double* sides, double* moved);
 
-  // Free intercepts with the weights penalised (penalty l2): the objectives that
+  // Free intercepts with the weights penalised (penalty l2 or l1): the objectives that
   // certify such a fit (the multinomial loss, multinomial_objective.cpp) answer
   // true. The dual then has the constraint sum_i alpha_i = 0 that the paired
   // point meets only where the intercepts' gradient is 0.
@@ -109,12 +109,15 @@ class NewtonObjective {
   // and returns the loss sum's change. Only where certifies_free_intercepts().
   virtual double centre_intercepts(std::vector<double>& margins, std::vector<double>& shift,
                                    Communicator& communicator);
-  // The certificate's dual sums at iterate w with gradient g (summed over the
-  // ranks) and the paired point's dual sum: a dual point that meets the
-  // constraint, near the paired one, and its sum_i dual_value and ||w(alpha)||^2
-  // (record_iterate's IterateSums). Only where certifies_free_intercepts().
-  virtual void free_intercept_dual(const std::vector<double>& w, const std::vector<double>& g, double dual_sum,
-                                   double& dual_sum_out, double& dual_weights_squared);
+  // The certificate's dual point at iterate w with gradient g (summed over the
+  // ranks; g = r w - v with v = X^T alpha the paired point's weights, r the
+  // penalty's diagonal): a dual point alpha' that meets the constraint, near the
+  // paired one. Writes X^T alpha' into `dual_weights` (w's layout, the free
+  // intercepts' entries 0) and returns a factor that the paired point's
+  // sum_i dual_value times bounds alpha''s from below; -inf where no such point
+  // is found. Only where certifies_free_intercepts().
+  virtual double free_intercept_dual(const std::vector<double>& w, const std::vector<double>& g,
+                                     const std::vector<double>& regulariser, std::vector<double>& dual_weights);
 };
 
 

@@ -98,8 +98,8 @@ double detail::NewtonObjective::centre_intercepts(std::vector<double>&, std::vec
   throw InvalidArgument("this loss does not centre free intercepts");
 }
 
-void detail::NewtonObjective::free_intercept_dual(const std::vector<double>&, const std::vector<double>&, double,
-                                                  double&, double&) {
+double detail::NewtonObjective::free_intercept_dual(const std::vector<double>&, const std::vector<double>&,
+                                                    const std::vector<double>&, std::vector<double>&) {
   throw InvalidArgument("this loss has no free-intercept certificate");
 }
 
@@ -119,10 +119,16 @@ std::vector<double> PrimalNewtonSolver::prepare(ChunkSource& source, Communicato
     objective_ = detail::make_scalar_objective(*operations_, parameters_, threads_);
   const std::size_t width = objective_->width();
   repairs_dual_ = !parameters_.penalise_intercept && objective_->repairs_dual();
-  regulariser_.assign(width, parameters_.penalty == Penalty::None ? 0.0 : 1.0);
-  if (!parameters_.penalise_intercept)
+  // Penalty l1 (the multinomial loss): a = l1_ratio on |w_j| beside r_j = 1 - a,
+  // scikit-learn's elastic net (l1_ratio 1: the pure L1 penalty).
+  l1_ = parameters_.penalty == Penalty::L1 ? parameters_.l1_ratio : 0.0;
+  regulariser_.assign(width, parameters_.penalty == Penalty::None ? 0.0 : 1.0 - l1_);
+  l1_end_ = l1_ > 0.0 ? width : 0;
+  if (!parameters_.penalise_intercept) {
     std::fill(regulariser_.end() - static_cast<std::ptrdiff_t>(objective_->intercept_count()), regulariser_.end(),
               0.0);
+    if (l1_ > 0.0) l1_end_ = width - objective_->intercept_count();
+  }
   // The same choice on every rank: from the pairs and entries summed over them.
   double work[3] = {operations_->hessian_matrix_pairs(), operations_->row_entries(),
                     static_cast<double>(operations_->n_rows())};
@@ -235,8 +241,24 @@ bool PrimalNewtonSolver::record(FitResult& result, const std::vector<double>& w,
   sums.primal = f;
   sums.gradient_norm = norm(g);
   sums.dual_sum = dual_sum;
-  if (certified() && !repairs_dual_)  // ||w(alpha)||^2 = ||w - g||^2
+  if (l1_ > 0.0) {
+    // Penalty l1: F = f + a ||w||_1, its minimum-norm sub-gradient, and the
+    // paired point's weights v = r w - g = X^T alpha (or the free intercepts'
+    // feasible point's) through the penalty's conjugate (penalty_dual).
+    std::vector<double> v(w.size());
+    pseudo_gradient(w, g, v);
+    sums.primal = f + l1_term(w);
+    sums.gradient_norm = norm(v);
+    double factor = 1.0;
+    if (centred_) {
+      factor = objective_->free_intercept_dual(w, g, regulariser_, v);
+    } else {
+      for (std::size_t j = 0; j < w.size(); ++j) v[j] = regulariser_[j] * w[j] - g[j];
+    }
+    if (centred_ || certified()) penalty_dual(v, factor, dual_sum, sums.dual_sum, sums.dual_weights_squared);
+  } else if (certified() && !repairs_dual_) {  // ||w(alpha)||^2 = ||w - g||^2
     sums.dual_weights_squared = sum_over(w.size(), [&](std::size_t j) { return (w[j] - g[j]) * (w[j] - g[j]); });
+  }
   if (repairs_dual_) {
     // D(alpha) of the paired point, feasible or not, is a lower bound only once
     // repaired; its gap says when the repair's pass is worth making: from an
@@ -247,8 +269,10 @@ bool PrimalNewtonSolver::record(FitResult& result, const std::vector<double>& w,
     const double squared = sum_over(features, [&](std::size_t j) { return (w[j] - g[j]) * (w[j] - g[j]); });
     const bool near = f - (dual_sum - 0.5 * squared) <= parameters_.tol * f;
     sums.dual_sum = near ? repaired_dual(w, g) : std::numeric_limits<double>::quiet_NaN();
-  } else if (centred_) {
-    objective_->free_intercept_dual(w, g, dual_sum, sums.dual_sum, sums.dual_weights_squared);
+  } else if (centred_ && !(l1_ > 0.0)) {
+    std::vector<double> v;
+    const double factor = objective_->free_intercept_dual(w, g, regulariser_, v);
+    penalty_dual(v, factor, dual_sum, sums.dual_sum, sums.dual_weights_squared);
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   return detail::trust_region::record_iterate(result, parameters_, certified() || centred_, seconds,
@@ -287,6 +311,7 @@ FitResult PrimalNewtonSolver::fit(ChunkSource& source, Communicator& communicato
     const std::vector<double> zero(width, 0.0);
     std::fill(margins.begin(), margins.end(), 0.0);
     gradient(zero, margins, g);
+    if (l1_ > 0.0) pseudo_gradient(zero, std::vector<double>(g), g);
     first_gradient_norm = norm(g);
   }
   double f = value(w, margins);
@@ -296,7 +321,9 @@ FitResult PrimalNewtonSolver::fit(ChunkSource& source, Communicator& communicato
   FitResult result;
   result.epochs = parameters_.first_epoch;  // a resumed fit goes on counting
   if (!record(result, w, f, g, dual_sum, first_gradient_norm)) {
-    if (uses_lbfgs())
+    if (uses_lbfgs() && l1_ > 0.0)
+      orthant_lbfgs(result, w, margins, g, f, first_gradient_norm);
+    else if (uses_lbfgs())
       lbfgs(result, w, margins, g, f, first_gradient_norm);
     else if (direct_)
       direct_newton(result, w, margins, g, f, first_gradient_norm);

@@ -32,9 +32,10 @@ class PrimalNewtonSolver final : public Solver {
   PrimalNewtonSolver(const SolverParameters& parameters, MatrixOperationsFactory operations)
       : parameters_(parameters), make_operations_(std::move(operations)) {
     validate(parameters_);
-    require(parameters_.penalty != Penalty::L1,
-            "the primal Newton solver takes penalty l2 or none; penalty l1 trains by newGLMNET or coordinate "
-            "descent (plan_solver picks them)");
+    require(parameters_.penalty != Penalty::L1 || (loss_is_per_class(parameters_.loss) && uses_lbfgs()),
+            "the primal Newton solver takes penalty l2 or none, and penalty l1 with the multinomial loss by "
+            "L-BFGS; penalty l1 with a scalar loss trains by newGLMNET or coordinate descent (plan_solver picks "
+            "them)");
     require(parameters_.primal_method != PrimalMethod::Cholesky || !loss_is_per_class(parameters_.loss),
             "the primal solver's Cholesky step takes a scalar loss; the multinomial loss steps by L-BFGS or the "
             "trust region");
@@ -77,7 +78,7 @@ class PrimalNewtonSolver final : public Solver {
   // Whether the duality gap certifies the fit: everything penalised, or a free
   // intercept whose objective repairs the paired dual point (the scalar losses).
   bool certified() const {
-    return parameters_.penalty == Penalty::L2 && (parameters_.penalise_intercept || repairs_dual_);
+    return parameters_.penalty != Penalty::None && (parameters_.penalise_intercept || repairs_dual_);
   }
   // The free intercept's lower bound D(alpha') for record(): the paired dual point
   // made feasible (one pass), from its dual sum and the weights w and gradient g.
@@ -118,6 +119,22 @@ class PrimalNewtonSolver final : public Solver {
                     double f, double first_gradient_norm);
   void lbfgs(FitResult& result, std::vector<double>& w, std::vector<double>& margins, std::vector<double>& g,
              double f, double first_gradient_norm);
+  // Penalty l1 or the elastic net (the multinomial loss): orthant-wise L-BFGS
+  // (orthant_steps.cpp), f the smooth part's value.
+  void orthant_lbfgs(FitResult& result, std::vector<double>& w, std::vector<double>& margins,
+                     std::vector<double>& g, double f, double first_gradient_norm);
+  // a sum_j |w_j| over the weights the L1 penalty holds (0 without it).
+  double l1_term(const std::vector<double>& w) const;
+  // F's minimum-norm sub-gradient at w from the smooth part's gradient g: g_j +
+  // a sign(w_j) off zero, the sub-differential's point nearest 0 at zero (Andrew &
+  // Gao's pseudo-gradient); g where the L1 penalty does not hold j.
+  void pseudo_gradient(const std::vector<double>& w, const std::vector<double>& g, std::vector<double>& out) const;
+  // record()'s dual bound: the dual point whose weights X^T alpha are `v` and whose
+  // dual values sum to at least factor x dual_sum, made feasible for the penalty's
+  // conjugate (scaled into ||v||_inf <= a for pure L1), as IterateSums' two
+  // dual entries (D = dual_sum_out - 0.5 dual_weights_squared).
+  void penalty_dual(const std::vector<double>& v, double factor, double dual_sum, double& dual_sum_out,
+                    double& dual_weights_squared) const;
   void direct_newton(FitResult& result, std::vector<double>& w, std::vector<double>& margins,
                      std::vector<double>& g, double f, double first_gradient_norm);
   // Least squares without a penalty on fewer rows than weights, too wide for the
@@ -156,6 +173,10 @@ class PrimalNewtonSolver final : public Solver {
   // certify the fit by the objective's free-intercept dual point.
   bool centred_ = false;
   std::vector<double> regulariser_;     // r_j
+  // Penalty l1 (the multinomial loss): a sum_j |w_j| over the first l1_end_
+  // weights (the features, and the intercepts where penalised) besides r_j = 1 - a.
+  double l1_ = 0.0;
+  std::size_t l1_end_ = 0;
   // M at the last gradient(): M_j off the block and 0 on it (hot_), for the
   // M-norm products; divisor_ the same with +infinity on it, for M^-1 (0 there).
   std::vector<double> preconditioner_;

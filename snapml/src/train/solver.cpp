@@ -49,7 +49,16 @@ void validate(const SolverParameters& p) {
             "a free (unpenalised) intercept trains by dual coordinate ascent with a smooth loss only; the " +
                 std::string(loss_name(p.loss)) + " loss is not one: use " + loss_names_text(primal_solver_supports) +
                 ", or penalise the intercept");
-  if (p.penalty == Penalty::L1) {
+  // Penalty l1 with the multinomial loss: orthant-wise L-BFGS in the primal solver
+  // (snapml/src/primal/orthant_steps.cpp), the intercepts free or penalised.
+  const bool multinomial_l1 = p.penalty == Penalty::L1 && loss_is_per_class(p.loss);
+  if (multinomial_l1) {
+    require(p.solver != SolverChoice::CoordinateDescent && p.solver != SolverChoice::Dual,
+            std::string("penalty l1 with the multinomial loss trains by the primal solver (orthant-wise L-BFGS); "
+                        "drop solver ") + solver_choice_name(p.solver));
+    require(std::isfinite(p.l1_ratio) && p.l1_ratio > 0.0 && p.l1_ratio <= 1.0,
+            "l1_ratio must be in (0, 1] with penalty l1, got " + std::to_string(p.l1_ratio));
+  } else if (p.penalty == Penalty::L1) {
     // A free intercept: newGLMNET's unpenalised coordinate (glmnet_cpu.cpp); plain
     // coordinate descent keeps LIBLINEAR's penalised one.
     if (free_intercept)
@@ -65,7 +74,7 @@ void validate(const SolverParameters& p) {
                 ", or solver dual with penalty l2 and the intercept penalised");
     require(p.solver != SolverChoice::Dual, what + " has no dual coordinate ascent solver; use solver primal or auto");
   }
-  if (p.penalty == Penalty::L1) {
+  if (p.penalty == Penalty::L1 && !multinomial_l1) {
     require(l1_penalty_supports(p.loss), std::string("penalty l1 is not available with the ") + loss_name(p.loss) +
                                              " loss; use penalty l2, or a loss penalty l1 takes: " +
                                              loss_names_text(l1_penalty_supports));
@@ -82,7 +91,7 @@ void validate(const SolverParameters& p) {
               "solver cd is plain L1 coordinate descent; the elastic net (l1_ratio < 1) trains by newGLMNET: "
               "drop solver cd");
     }
-  } else {
+  } else if (!multinomial_l1) {
     require(p.l1_ratio == 1.0, "l1_ratio applies to penalty l1 (the elastic net) only; drop it or use penalty l1");
     require(p.solver != SolverChoice::CoordinateDescent,
             "solver cd is coordinate descent for penalty l1; use dual, primal or auto with penalty " +

@@ -206,8 +206,13 @@ SolverPlan plan_solver(const SolverParameters& parameters, bool use_gpu) {
       throw Unsupported(
           "the L1 solvers are CPU-only; train penalty l1 without use_gpu / --gpu (or penalty l2 on the GPU)");
     // newGLMNET where it applies (docs/benchmarks/primal.md: faster than plain
-    // coordinate descent on a9a at the same objective); CDN for the rest.
-    if (parameters.solver != SolverChoice::CoordinateDescent && glmnet_supports(parameters.loss)) {
+    // coordinate descent on a9a at the same objective); CDN for the rest; the
+    // multinomial loss by orthant-wise L-BFGS in the primal solver.
+    if (loss_is_per_class(parameters.loss)) {
+      plan.algorithm = Algorithm::Newton;
+      plan.reason = "penalty l1 (or the elastic net) with the multinomial loss: orthant-wise L-BFGS in the primal "
+                    "Newton solver";
+    } else if (parameters.solver != SolverChoice::CoordinateDescent && glmnet_supports(parameters.loss)) {
       plan.algorithm = Algorithm::Glmnet;
       plan.reason = "penalty l1 (or the elastic net) with the logistic or squared loss: newGLMNET";
     } else {

@@ -12,6 +12,7 @@
 
 #include "../../../snapml/src/primal/newton_objective.h"
 #include "../fixtures/fit_once.h"
+#include "../fixtures/dense_multinomial.h"
 #include "../fixtures/random_problem.h"
 #include "snapml/chunk_source.h"
 #include "snapml/solver_factory.h"
@@ -22,65 +23,6 @@ namespace {
 
 using namespace snapml;
 using namespace snapml::testing;
-
-constexpr int kClasses = 3;
-
-SolverParameters multinomial(bool penalise_intercept) {
-  SolverParameters p;
-  p.loss = LossKind::Multinomial;
-  p.solver = SolverChoice::Primal;
-  p.C = 2.0;
-  p.intercept_scaling = 1.0;
-  p.penalise_intercept = penalise_intercept;
-  p.tol = 1e-12;
-  p.max_epochs = 200;
-  p.threads = 2;
-  p.classes = {0.0, 1.0, 2.0};
-  p.class_weights = {1.0, 0.5, 2.0};
-  return p;
-}
-
-// The dense problem: rows with the constant feature, one-hot labels and C_i.
-struct DenseMultinomial {
-  Eigen::MatrixXd x;
-  std::vector<int> y;
-  Eigen::VectorXd c;
-  Eigen::VectorXd r;  // per weight of one class: 1, the intercept's 0 when free
-};
-
-DenseMultinomial dense(const Dataset& data, const SolverParameters& p) {
-  DenseMultinomial d;
-  d.x = dense_rows(data, p.intercept_scaling);
-  const std::vector<double> labels = data.labels();
-  d.c.resize(data.n_rows());
-  std::int64_t i = 0;
-  for (std::size_t chunk = 0; chunk < data.n_chunks(); ++chunk) {
-    const CsrView v = data.view(chunk);
-    for (std::int64_t row = 0; row < v.n_rows; ++row, ++i) {
-      const int k = static_cast<int>(labels[static_cast<std::size_t>(i)]);
-      d.y.push_back(k);
-      d.c(i) = p.C * p.class_weights[static_cast<std::size_t>(k)] * static_cast<double>(v.weight(row));
-    }
-  }
-  d.r = Eigen::VectorXd::Ones(d.x.cols());
-  if (!p.penalise_intercept) d.r(d.x.cols() - 1) = 0.0;
-  return d;
-}
-
-// f(W), W class-major (class k's n_features + 1 weights at k * width).
-double dense_primal(const DenseMultinomial& d, const Eigen::VectorXd& w) {
-  const Eigen::Index width = d.x.cols();
-  double f = 0.0;
-  for (int k = 0; k < kClasses; ++k)
-    f += 0.5 * (d.r.array() * w.segment(k * width, width).array().square()).sum();
-  for (Eigen::Index i = 0; i < d.x.rows(); ++i) {
-    Eigen::VectorXd m(kClasses);
-    for (int k = 0; k < kClasses; ++k) m(k) = d.x.row(i).dot(w.segment(k * width, width));
-    const double top = m.maxCoeff();
-    f += d.c(i) * (top + std::log((m.array() - top).exp().sum()) - m(d.y[static_cast<std::size_t>(i)]));
-  }
-  return f;
-}
 
 // Damped Newton on the dense gradient and Hessian (x_i x_i^T kron (diag p - p p^T)),
 // solved by a complete orthogonal decomposition: with free intercepts the Hessian
@@ -126,7 +68,7 @@ Eigen::VectorXd as_vector(const std::vector<double>& v) {
 TEST(TronMultinomial, PenalisedInterceptsMatchTheDenseReferenceWithACertificate) {
   const Dataset data = three_classes();
   const SolverParameters p = multinomial(true);
-  const DenseMultinomial d = dense(data, p);
+  const DenseMultinomial d = dense_multinomial(data, p);
   const Eigen::VectorXd reference = dense_reference(d);
   const Fit ours = fit_once(*make_tron_cpu_solver(p), data);
   ASSERT_TRUE(ours.result.converged);
@@ -156,7 +98,7 @@ TEST(TronMultinomial, PenalisedInterceptsMatchTheDenseReferenceWithACertificate)
 struct FreeInterceptProblem {
   Dataset data = three_classes();
   SolverParameters p = multinomial(false);
-  DenseMultinomial d = dense(data, p);
+  DenseMultinomial d = dense_multinomial(data, p);
   Eigen::VectorXd reference = dense_reference(d);
   double optimum = dense_primal(d, reference);
 };
@@ -216,9 +158,12 @@ TEST(TronMultinomial, TheFreeInterceptDualBoundsTheOptimumAnywhere) {
       primal += 0.5 * w[e] * w[e];
       g[e] += w[e];
     }
-    double dual = 0.0, squared = 0.0;
-    objective->free_intercept_dual(w, g, dual_sum, dual, squared);
-    return dual - 0.5 * squared;
+    std::vector<double> regulariser(w.size(), 1.0), v;
+    std::fill(regulariser.end() - kClasses, regulariser.end(), 0.0);
+    const double factor = objective->free_intercept_dual(w, g, regulariser, v);
+    double squared = 0.0;
+    for (const double entry : v) squared += entry * entry;
+    return factor * dual_sum - 0.5 * squared;
   };
   std::mt19937_64 rng(5);
   std::normal_distribution<double> normal;
@@ -257,7 +202,7 @@ TEST(TronMultinomial, FreeInterceptsByTheTrustRegionKeepTheGradientRule) {
   SolverParameters p = multinomial(false);
   p.primal_method = PrimalMethod::TrustRegion;
   p.tol = 1e-10;  // ||g|| <= tol ||g(0)||
-  const DenseMultinomial d = dense(data, p);
+  const DenseMultinomial d = dense_multinomial(data, p);
   const double optimum = dense_primal(d, dense_reference(d));
   const Fit ours = fit_once(*make_tron_cpu_solver(p), data);
   ASSERT_TRUE(ours.result.converged);
