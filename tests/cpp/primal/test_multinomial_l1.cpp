@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../fixtures/dense_multinomial.h"
+#include "../fixtures/fit_on_ranks.h"
 #include "../fixtures/fit_once.h"
 #include "../fixtures/random_problem.h"
 #include "snapml/error.h"
@@ -185,6 +186,29 @@ TEST(MultinomialL1, TheElasticNetReachesTheOptimumWithACertificate) {
 
 TEST(MultinomialL1, PenalisedInterceptsReachTheOptimumWithACertificate) {
   expect_certified_optimum(l1_multinomial(1.0, true));
+}
+
+// K ranks sum every product over their rows and step alike (the driver's rule):
+// the single process's fit, its objective and its zeros.
+TEST(MultinomialL1, RanksTakeTheSingleProcessFit) {
+  const Dataset data = three_classes();
+  for (const double l1_ratio : {1.0, 0.5}) {
+    const SolverParameters p = l1_multinomial(l1_ratio, false);
+    const Fit single = fit_once(*make_tron_cpu_solver(p), data);
+    ASSERT_TRUE(single.result.converged);
+    const Eigen::VectorXd expected = class_major(single.state.weights);
+    for (int ranks : {2, 3}) {
+      SCOPED_TRACE(std::to_string(ranks) + " ranks, l1_ratio " + std::to_string(l1_ratio));
+      for (const Fit& rank : fit_on_ranks(data, ranks, [&] { return make_tron_cpu_solver(p); })) {
+        ASSERT_TRUE(rank.result.converged);
+        EXPECT_NEAR(rank.result.history.back().primal, single.result.history.back().primal,
+                    1e-9 * single.result.history.back().primal);
+        const Eigen::VectorXd w = class_major(rank.state.weights);
+        EXPECT_LT((w - expected).norm(), 1e-5 * (1.0 + expected.norm()));
+        for (Eigen::Index e = 0; e < w.size(); ++e) EXPECT_EQ(w(e) == 0.0, expected(e) == 0.0) << "weight " << e;
+      }
+    }
+  }
 }
 
 TEST(MultinomialL1, TheDualAndCoordinateDescentSolversAreRefused) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "../../../snapml/src/primal/newton_objective.h"
+#include "../fixtures/fit_on_ranks.h"
 #include "../fixtures/fit_once.h"
 #include "../fixtures/dense_multinomial.h"
 #include "../fixtures/random_problem.h"
@@ -219,21 +220,13 @@ TEST(TronMultinomial, RanksTakeTheSingleProcessIterates) {
     p.primal_method = method;
     const Fit single = fit_once(*make_tron_cpu_solver(p), data);
     for (int ranks : {2, 3}) {
-      const std::vector<Dataset> parts = rank_shares(data, ranks);
-      std::vector<FitResult> results(static_cast<std::size_t>(ranks));
-      std::vector<SolverState> states(static_cast<std::size_t>(ranks));
-      run_ranks(ranks, [&](Communicator& communicator) {
-        const auto rank = static_cast<std::size_t>(communicator.rank());
-        InMemorySource source(parts[rank]);
-        results[rank] = make_tron_cpu_solver(p)->fit(source, communicator, states[rank]);
-      });
-      for (std::size_t rank = 0; rank < results.size(); ++rank) {
-        ASSERT_EQ(results[rank].history.size(), single.result.history.size()) << ranks << " ranks, method "
-                                                                               << static_cast<int>(method);
+      for (const Fit& rank : fit_on_ranks(data, ranks, [&] { return make_tron_cpu_solver(p); })) {
+        ASSERT_EQ(rank.result.history.size(), single.result.history.size()) << ranks << " ranks, method "
+                                                                             << static_cast<int>(method);
         for (std::size_t k = 0; k < single.result.history.size(); ++k)
-          EXPECT_NEAR(results[rank].history[k].primal, single.result.history[k].primal,
+          EXPECT_NEAR(rank.result.history[k].primal, single.result.history[k].primal,
                       1e-10 * single.result.history[k].primal);
-        EXPECT_LT((as_vector(states[rank].weights) - as_vector(single.state.weights)).norm(),
+        EXPECT_LT((as_vector(rank.state.weights) - as_vector(single.state.weights)).norm(),
                   1e-8 * (1.0 + as_vector(single.state.weights).norm()));
       }
     }
