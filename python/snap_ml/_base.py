@@ -309,7 +309,15 @@ class SnapLinearModel(BaseEstimator):
         if session is not None:
             declared["session"] = session
         train = _distributed.train if distributed else _core.train
-        model, fits = train(x=x, warm_start=warm_model, verbose=bool(self.verbose), **declared)
+        try:
+            model, fits = train(x=x, warm_start=warm_model, verbose=bool(self.verbose), **declared)
+        except _core.RanksDisagreeError as error:
+            if resolved.tol == self.tol or "; tol: " not in str(error):
+                raise
+            # The core names the tol it was given, which is not the user's here.
+            raise _core.RanksDisagreeError(str(error).replace(
+                "; tol: ", f"; tol (the core's: {type(self).__name__} passes tol / {self.tol / resolved.tol:.4g}): ",
+                1)) from None
         self.solver_plan_ = fits[0]["plan"]
         self._problem_ = resolved
         # The multinomial loss with two classes trains the binary logistic one (the

@@ -73,7 +73,9 @@ def test_ranks_that_disagree_raise_a_value_error_every_rank_may_catch(tmp_path):
     """, ["1e-3"], ["1e-5"])
     assert code == 0, out
     assert out.count("caught the ranks disagree on the training parameters") == 2, out
-    assert "tol: rank 0 has" in out
+    # The core's tol, named as such: LogisticRegression passes tol / 100 (1e-5 / 100
+    # is 1.0000000000000001e-07 exactly).
+    assert "tol (the core's: LogisticRegression passes tol / 100): rank 0 has 1e-05, rank 1 has 1.0" in out
     assert out.count("then fitted together: distributed") == 2, out
 
 

@@ -68,3 +68,4 @@ def test_a_fit_stopped_at_max_iter_warns():
     X, y = _standardised("wine")
     with pytest.warns(ConvergenceWarning):
         snap_ml.LogisticRegression(l1_ratio=1.0, solver="saga", C=5.0, max_iter=3).fit(X, y)
+
