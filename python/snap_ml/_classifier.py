@@ -132,7 +132,10 @@ class SnapClassifier(ClassifierMixin, SnapLinearModel):
             return self._fit_file(resolved, X, y, sample_weight, checkpoint)
         if y is None:
             raise requires_y(self)
-        distributed = _distributed.resolve_distributed(self.distributed, resolved.penalty)
+        # The multinomial L1 fit (orthant-wise L-BFGS) trains over the ranks; two
+        # classes make it the binary L1 problem, which does not (below).
+        multinomial_l1 = resolved.loss == "multinomial" and resolved.penalty == "l1"
+        distributed = _distributed.resolve_distributed(self.distributed, "l2" if multinomial_l1 else resolved.penalty)
         n_features = None
         # Every rank validates its own rows; the classes and the feature count
         # are agreed over the ranks (docs/distributed.md, "Python").
@@ -149,6 +152,8 @@ class SnapClassifier(ClassifierMixin, SnapLinearModel):
         if distributed:
             classes = _distributed.agree_classes(classes)
             n_features = _distributed.agree_width(X.shape[1])
+            if multinomial_l1 and classes.size == 2:  # every rank alike: the classes are agreed
+                _distributed.refuse_l1("penalty='l1' (or the elastic net) with two classes")
         labels = np.searchsorted(classes, y)
         if classes.size < 2:
             raise ValueError(

@@ -80,11 +80,16 @@ def resolve_distributed(distributed, penalty="l2"):
     else:
         raise ValueError(f"{_BAD}, got {distributed!r}")
     if use and penalty == "l1":
-        raise ValueError(
-            "penalty='l1' trains in one process only; pass distributed=False (each rank "
-            "then fits its own rows) or penalty='l2'"
-        )
+        refuse_l1()
     return use
+
+
+def refuse_l1(what="penalty='l1'"):
+    """The L1 solvers (newGLMNET, coordinate descent) train in one process: ValueError."""
+    raise ValueError(
+        f"{what} trains in one process only; pass distributed=False (each rank "
+        "then fits its own rows) or penalty='l2'"
+    )
 
 
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)

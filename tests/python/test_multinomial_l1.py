@@ -69,3 +69,52 @@ def test_a_fit_stopped_at_max_iter_warns():
     with pytest.warns(ConvergenceWarning):
         snap_ml.LogisticRegression(l1_ratio=1.0, solver="saga", C=5.0, max_iter=3).fit(X, y)
 
+
+
+# Each rank fits its half of wine's rows (distributed=True): one multinomial L1
+# model over the ranks, the one-process model's (the core sums over the ranks).
+_RANKS_SCRIPT = """
+import sys
+import numpy as np
+from sklearn.datasets import load_wine
+from sklearn.preprocessing import StandardScaler
+import snap_ml
+from snap_ml._distributed import mpi_world
+X, y = load_wine(return_X_y=True)
+X = StandardScaler().fit_transform(X)
+rank, size = mpi_world()
+parameters = dict(l1_ratio=float(sys.argv[2]), solver="saga", C=0.5)
+model = snap_ml.LogisticRegression(distributed=True, **parameters).fit(X[rank::size], y[rank::size])
+if rank == 0:
+    np.save(sys.argv[1], np.column_stack([model.coef_, model.intercept_]))
+try:  # two classes: the binary L1 problem, one process only, refused on every rank alike
+    snap_ml.LogisticRegression(distributed=True, **parameters).fit(X[rank::size], y[rank::size] > 0)
+except ValueError as error:
+    print(f"rank {rank}: {error}", flush=True)
+"""
+
+
+@pytest.mark.parametrize("l1_ratio", [1.0, 0.5])
+def test_ranks_under_mpirun_train_the_one_process_model(tmp_path, l1_ratio):
+    import subprocess
+    import sys
+
+    from conftest import mpirun_env
+    from test_mpi_python import mpirun_of_an_mpi_build
+
+    mpirun = mpirun_of_an_mpi_build()
+    script = tmp_path / "ranks.py"
+    script.write_text(_RANKS_SCRIPT)
+    X, y = _standardised("wine")
+    # The same rows in one process, in the ranks' order (rank 0's, then rank 1's).
+    order = np.concatenate([np.arange(0, len(y), 2), np.arange(1, len(y), 2)])
+    one = snap_ml.LogisticRegression(l1_ratio=l1_ratio, solver="saga", C=0.5).fit(X[order], y[order])
+    out = tmp_path / "two.npy"
+    done = subprocess.run([*mpirun, "-n", "2", sys.executable, str(script), str(out), str(l1_ratio)],
+                          env=mpirun_env(), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    two = np.load(out)
+    expected = np.column_stack([one.coef_, one.intercept_])
+    np.testing.assert_allclose(two, expected, atol=1e-5 * (1 + np.abs(expected).max()))
+    np.testing.assert_array_equal(two[:, :-1] == 0, one.coef_ == 0)
+    assert done.stdout.count("with two classes trains in one process only") == 2, done.stdout
