@@ -151,8 +151,9 @@ TrainOptions parse_train_options(int argc, char** argv) {
   std::string penalty_name = "l2";
   auto* penalty_option =
       app.add_option("--penalty", penalty_name,
-                     "l2 (default) or l1 (with --loss " + loss_names_text(l1_penalty_supports) +
-                         "; squared: the lasso); -s 5 and -s 6 imply l1")
+                     "l2 (default) or l1 (with --loss " +
+                         loss_names_text([](LossKind k) { return l1_penalty_supports(k) || loss_is_per_class(k); }) +
+                         "; squared: the lasso; multinomial: by orthant-wise L-BFGS); -s 5 and -s 6 imply l1")
           ->check(CLI::IsMember({"l1", "l2"}));
   std::string solver_name;
   auto* solver_option =

@@ -107,8 +107,9 @@ void print_summary(const TrainResult& result, const TrainParameters& parameters,
     out << "snap-train: resumed from the checkpoint " << parameters.checkpoint << " (at most " << resumed
         << " epochs per problem were done before)\n";
   // Pure L1 stops on LIBLINEAR's sub-gradient rule, not on the gap (which it
-  // reports); the elastic net also needs its gap below tol (glmnet_cpu.cpp).
-  const bool l1 = parameters.penalty == Penalty::L1 && parameters.l1_ratio >= 1.0;
+  // reports); the elastic net also needs its gap below tol (glmnet_cpu.cpp). The
+  // multinomial loss's L1 fit stops on its gap (orthant_steps.cpp).
+  const bool l1 = parameters.penalty == Penalty::L1 && parameters.l1_ratio >= 1.0 && !loss_is_per_class(parameters.loss);
   const char* relation = l1 ? (unconverged == 0 ? "(sub-gradient rule met at" : "(sub-gradient rule not met at")
                             : (unconverged == 0 ? "<=" : ">");
   const char* close = l1 ? ")" : "";

@@ -267,6 +267,12 @@ def test_history(scratch):
     result = ok(snap("train", "--loss", "multinomial", "-B", "1", "-n", "1", three, model))
     check(re.search(r"relative duality gap [0-9.e+-]+ <= tol", result.stdout) and result.stderr == "",
           result.stdout + result.stderr)
+    # Penalty l1 with the multinomial loss (orthant-wise L-BFGS) stops on its gap
+    # too, not on newGLMNET's sub-gradient rule, and names it so.
+    result = ok(snap("train", "--loss", "multinomial", "--penalty", "l1", "-B", "1", "-n", "1", three, model))
+    check(re.search(r"relative duality gap [0-9.e+-]+ <= tol [0-9.e+-]+, ", result.stdout)
+          and "sub-gradient" not in result.stdout and result.stderr == "", result.stdout + result.stderr)
+    check(read_lines(model)[2] == "penalty l1", read_lines(model)[:4])
     # A fit without a certificate (a class of weight 0 has no optimal intercept)
     # names the gradient rule it stopped on, never a duality gap it did not have.
     result = ok(snap("train", "--loss", "multinomial", "-B", "1", "-n", "1", "-w2", "0", three, model))

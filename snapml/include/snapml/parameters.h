@@ -66,7 +66,7 @@ inline constexpr double kIntMax = static_cast<double>(std::numeric_limits<int>::
     "l2: 0.5 ||w||^2; l1: ||w||_1 (with l1_ratio < 1 the elastic net; CPU, one process); none: no regulariser "       \
     "(the primal Newton solver)")                                                                                     \
   X(double, l1_ratio, 1.0, closed(0.0, 1.0), true, "--l1-ratio",                                                      \
-    "with L1 (-s 6, --penalty l1; logistic or squared loss): the elastic net l1_ratio ||w||_1 + (1 - l1_ratio)/2 "    \
+    "with L1 (-s 6, --penalty l1; logistic, squared or multinomial loss): the elastic net l1_ratio ||w||_1 + (1 - l1_ratio)/2 "    \
     "||w||^2, scikit-learn's (default 1: pure L1)")                                                                   \
   X(double, C, 1.0, above(0.0, kMaxCost), true, "-c",                                                                 \
     "cost C, the inverse of the regularisation strength (default 1; at most 1e100, past which the fit's arithmetic "  \
