@@ -42,6 +42,7 @@ namespace snapml::detail {
 namespace {
 
 constexpr double kArmijo = 1e-4;  // sufficient decrease, as the line search's
+// A pass each; all of them only where no decrease is representable (the fit ends).
 constexpr int kHalvings = 40;
 
 }  // namespace
@@ -132,9 +133,10 @@ void PrimalNewtonSolver::orthant_lbfgs(FitResult& result, std::vector<double>& w
         trial[j] = moved;
         decrease += pg[j] * (moved - w[j]);
       }
+      if (!(decrease < 0.0)) break;  // the step moves nothing (every entry held at zero)
       f_trial = value(trial, trial_margins);  // the trial's pass
       F_trial = f_trial + l1_term(trial);
-      accepted = F_trial <= F + kArmijo * decrease && decrease < 0.0;
+      accepted = F_trial <= F + kArmijo * decrease;
     }
     if (!accepted) break;  // no decrease is representable
     if (centred_) f_trial += centre_intercepts(trial, trial_margins, nullptr);
