@@ -97,6 +97,18 @@ def test_elastic_net_grid_chooses_scikit_learns_point(legacy):
     assert np.mean(ours.predict(X) == theirs.predict(X)) >= 0.98
 
 
+@pytest.mark.parametrize("legacy", [True, False])
+def test_an_l1_grid_on_three_classes_searches_the_multinomial_model(legacy):
+    # scikit-learn's saga trains the multinomial L1 model for each fold and point;
+    # so does ours (it trained one-vs-rest L1 models, whose scores differ).
+    X, y = load_iris(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    theirs, ours = both(X, y, Cs=[0.1, 0.5, 2.0], cv=3, l1_ratios=(0.5, 1), solver="saga", tol=1e-7,
+                        max_iter=100000, scoring="neg_log_loss", use_legacy_attributes=legacy)
+    assert_same_search(theirs, ours, legacy, score_atol=1e-4)
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-4)
+
+
 @pytest.mark.parametrize("parameters", [
     dict(l1_ratios=(0, 0.5), solver="lbfgs"),      # the elastic net: saga only
     dict(l1_ratios=(0.5, 1), solver="liblinear"),
