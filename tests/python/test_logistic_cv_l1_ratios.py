@@ -104,7 +104,7 @@ def test_an_l1_grid_on_three_classes_searches_the_multinomial_model(legacy):
     X, y = load_iris(return_X_y=True)
     X = StandardScaler().fit_transform(X)
     theirs, ours = both(X, y, Cs=[0.1, 0.5, 2.0], cv=3, l1_ratios=(0.5, 1), solver="saga", tol=1e-7,
-                        max_iter=100000, scoring="neg_log_loss", use_legacy_attributes=legacy)
+                        max_iter=100000, scoring="neg_log_loss", use_legacy_attributes=legacy, random_state=0)
     assert_same_search(theirs, ours, legacy, score_atol=1e-4)
     np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-4)
 
