@@ -86,14 +86,11 @@ void PrimalNewtonSolver::direct_newton(FitResult& result, std::vector<double>& w
                                   std::vector<double>& g, double f, double first_gradient_norm) {
   const std::size_t width = w.size();
   std::vector<double> hessian(width * (width + 1) / 2), p;
-  // The intercepts (the last weights) outside the norm of a singular H's step.
-  std::size_t free_intercepts = 0;
-  while (free_intercepts < objective_->intercept_count() && regulariser_[width - 1 - free_intercepts] == 0.0)
-    ++free_intercepts;
+  const std::size_t outside_norm = free_intercepts();
   while (result.epochs < parameters_.max_epochs) {
     objective_->hessian_matrix(hessian.data());
     communicator_->allreduce_sum(hessian.data(), hessian.size());
-    const bool solved = detail::solve_newton_system(hessian, regulariser_, g, free_intercepts, p);
+    const bool solved = detail::solve_newton_system(hessian, regulariser_, g, outside_norm, p);
     // No step found (H not numerically positive definite under a penalty, but for
     // rounding): no slope, and the trust region, which needs no factorisation, goes on.
     if (!newton_line_step(result, w, margins, g, f, p, solved ? dot(g, p) : 0.0, first_gradient_norm)) return;
@@ -115,7 +112,7 @@ void PrimalNewtonSolver::least_norm_newton(FitResult& result, std::vector<double
   const std::size_t width = w.size();
   std::vector<double> column(width, 0.0), unit(width, 0.0), full(width, 0.0), product, step(width);
   double diagonal = 0.0;
-  if (objective_->intercept_count() > 0 && regulariser_[width - 1] == 0.0) {
+  if (free_intercepts() > 0) {  // a scalar loss: one intercept
     unit[width - 1] = 1.0;
     hessian_product(unit, column);
     diagonal = column[width - 1];
@@ -124,13 +121,7 @@ void PrimalNewtonSolver::least_norm_newton(FitResult& result, std::vector<double
   const std::size_t free = diagonal > 0.0 ? 1 : 0;
   const std::size_t m = width - free;
   std::vector<double> p(m), r(m), d(m);
-  double rows = 0.0;
-  {
-    double local = static_cast<double>(operations_->n_rows());
-    communicator_->allreduce_sum(&local, 1);
-    rows = local;
-  }
-  const auto iterations = static_cast<std::int64_t>(2.0 * rows) + 10;
+  const auto iterations = static_cast<std::int64_t>(2.0 * rows_) + 10;
   // c.v over the features (c's last entry is d).
   const auto along_column = [&](const std::vector<double>& v) {
     double sum = 0.0;

@@ -393,7 +393,8 @@ double MultinomialObjective::free_intercept_dual(const std::vector<double>& w, c
   if (!(lambda <= 1.0)) return -std::numeric_limits<double>::infinity();  // no such mix: no bound here
   if (lambda > 0.0)
     for (std::size_t k = 0; k < n; ++k) c[k] = std::max(0.0, (class_costs_[k] - s[k] + s[k] / lambda) / cost_total_);
-  dual_weights.assign(w.size(), 0.0);
+  dual_weights.resize(w.size());
+  std::fill(dual_weights.begin() + static_cast<std::ptrdiff_t>(intercepts), dual_weights.end(), 0.0);
   const auto features = static_cast<std::int64_t>(intercepts / n);
 SNAPML_OMP(parallel for num_threads(detail::threads_for(features, threads_)) schedule(static))
   for (std::int64_t feature = 0; feature < features; ++feature) {

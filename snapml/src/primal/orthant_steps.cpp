@@ -120,7 +120,7 @@ void PrimalNewtonSolver::orthant_lbfgs(FitResult& result, std::vector<double>& w
     }
     double t = memory.empty() ? 1.0 / std::sqrt(-slope) : 1.0;  // -slope = ||pg||^2 there
     bool accepted = false;
-    double f_trial = f, F_trial = F;
+    double f_trial = f;
     for (int halving = 0; halving < kHalvings && !accepted; ++halving, t *= 0.5) {
       double decrease = 0.0;  // pg . (trial - w), <= 0
       for (std::size_t j = 0; j < width; ++j) {
@@ -135,8 +135,7 @@ void PrimalNewtonSolver::orthant_lbfgs(FitResult& result, std::vector<double>& w
       }
       if (!(decrease < 0.0)) break;  // the step moves nothing (every entry held at zero)
       f_trial = value(trial, trial_margins);  // the trial's pass
-      F_trial = f_trial + l1_term(trial);
-      accepted = F_trial <= F + kArmijo * decrease;
+      accepted = f_trial + l1_term(trial) <= F + kArmijo * decrease;
     }
     if (!accepted) break;  // no decrease is representable
     if (centred_) f_trial += centre_intercepts(trial, trial_margins, nullptr);

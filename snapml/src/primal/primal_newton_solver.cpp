@@ -147,6 +147,7 @@ std::vector<double> PrimalNewtonSolver::prepare(ChunkSource& source, Communicato
              ((least_norm && factorable) || detail::direct_newton_pays(work[0], work[1], width)));
   least_norm_ = least_norm && !direct_;
   entries_ = work[1];
+  rows_ = work[2];
   hot_chosen_ = false;
   hot_ = detail::HotBlock();
   std::vector<double> w = objective_->start(state, communicator);
@@ -238,27 +239,11 @@ double PrimalNewtonSolver::hessian_product(const std::vector<double>& v, std::ve
 bool PrimalNewtonSolver::record(FitResult& result, const std::vector<double>& w, double f, const std::vector<double>& g,
                            double dual_sum, double first_gradient_norm) {
   detail::trust_region::IterateSums sums;
-  sums.primal = f;
-  sums.gradient_norm = norm(g);
+  // Penalty l1: F = f + a ||w||_1 and its minimum-norm sub-gradient.
+  sums.primal = f + l1_term(w);
+  if (l1_ > 0.0) pseudo_gradient(w, g, dual_weights_);
+  sums.gradient_norm = norm(l1_ > 0.0 ? dual_weights_ : g);
   sums.dual_sum = dual_sum;
-  if (l1_ > 0.0) {
-    // Penalty l1: F = f + a ||w||_1, its minimum-norm sub-gradient, and the
-    // paired point's weights v = r w - g = X^T alpha (or the free intercepts'
-    // feasible point's) through the penalty's conjugate (penalty_dual).
-    std::vector<double> v(w.size());
-    pseudo_gradient(w, g, v);
-    sums.primal = f + l1_term(w);
-    sums.gradient_norm = norm(v);
-    double factor = 1.0;
-    if (centred_) {
-      factor = objective_->free_intercept_dual(w, g, regulariser_, v);
-    } else {
-      for (std::size_t j = 0; j < w.size(); ++j) v[j] = regulariser_[j] * w[j] - g[j];
-    }
-    if (centred_ || certified()) penalty_dual(v, factor, dual_sum, sums.dual_sum, sums.dual_weights_squared);
-  } else if (certified() && !repairs_dual_) {  // ||w(alpha)||^2 = ||w - g||^2
-    sums.dual_weights_squared = sum_over(w.size(), [&](std::size_t j) { return (w[j] - g[j]) * (w[j] - g[j]); });
-  }
   if (repairs_dual_) {
     // D(alpha) of the paired point, feasible or not, is a lower bound only once
     // repaired; its gap says when the repair's pass is worth making: from an
@@ -269,10 +254,19 @@ bool PrimalNewtonSolver::record(FitResult& result, const std::vector<double>& w,
     const double squared = sum_over(features, [&](std::size_t j) { return (w[j] - g[j]) * (w[j] - g[j]); });
     const bool near = f - (dual_sum - 0.5 * squared) <= parameters_.tol * f;
     sums.dual_sum = near ? repaired_dual(w, g) : std::numeric_limits<double>::quiet_NaN();
-  } else if (centred_ && !(l1_ > 0.0)) {
-    std::vector<double> v;
-    const double factor = objective_->free_intercept_dual(w, g, regulariser_, v);
-    penalty_dual(v, factor, dual_sum, sums.dual_sum, sums.dual_weights_squared);
+  } else if (centred_ || (certified() && l1_ > 0.0)) {
+    // The dual point's weights v = X^T alpha (the paired point's, r w - g, or the
+    // free intercepts' feasible point's) through the penalty's conjugate.
+    double factor = 1.0;
+    if (centred_) {
+      factor = objective_->free_intercept_dual(w, g, regulariser_, dual_weights_);
+    } else {
+      dual_weights_.resize(w.size());
+      for (std::size_t j = 0; j < w.size(); ++j) dual_weights_[j] = regulariser_[j] * w[j] - g[j];
+    }
+    penalty_dual(dual_weights_, factor, dual_sum, sums.dual_sum, sums.dual_weights_squared);
+  } else if (certified()) {  // penalty l2: ||w(alpha)||^2 = ||w - g||^2
+    sums.dual_weights_squared = sum_over(w.size(), [&](std::size_t j) { return (w[j] - g[j]) * (w[j] - g[j]); });
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   return detail::trust_region::record_iterate(result, parameters_, certified() || centred_, seconds,

@@ -137,6 +137,13 @@ class PrimalNewtonSolver final : public Solver {
                     double& dual_weights_squared) const;
   void direct_newton(FitResult& result, std::vector<double>& w, std::vector<double>& margins,
                      std::vector<double>& g, double f, double first_gradient_norm);
+  // The intercepts (the last weights) the penalty does not hold, which a singular
+  // H's least-norm step leaves outside the norm.
+  std::size_t free_intercepts() const {
+    std::size_t free = 0;
+    while (free < objective_->intercept_count() && regulariser_[regulariser_.size() - 1 - free] == 0.0) ++free;
+    return free;
+  }
   // Least squares without a penalty on fewer rows than weights, too wide for the
   // direct step: Newton's step of least norm by plain CG (line_search_steps.cpp).
   void least_norm_newton(FitResult& result, std::vector<double>& w, std::vector<double>& margins,
@@ -177,6 +184,7 @@ class PrimalNewtonSolver final : public Solver {
   // weights (the features, and the intercepts where penalised) besides r_j = 1 - a.
   double l1_ = 0.0;
   std::size_t l1_end_ = 0;
+  std::vector<double> dual_weights_;  // record()'s scratch: the pseudo-gradient, then X^T alpha
   // M at the last gradient(): M_j off the block and 0 on it (hot_), for the
   // M-norm products; divisor_ the same with +infinity on it, for M^-1 (0 there).
   std::vector<double> preconditioner_;
@@ -184,6 +192,7 @@ class PrimalNewtonSolver final : public Solver {
   detail::HotBlock hot_;
   bool hot_chosen_ = false;  // whether this fit has chosen hot_ (at its first preconditioner)
   double entries_ = 0.0;     // the rows' entries over every rank (MatrixOperations::row_entries)
+  double rows_ = 0.0;        // the rows over every rank
   std::vector<double> line_margins_;    // X p of line_step's direction, kept between iterations
 };
 
