@@ -215,7 +215,8 @@ class SnapClassifier(ClassifierMixin, SnapLinearModel):
 
     def predict(self, X):
         """Class labels: ``classes_[1]`` where the score is > 0 (binary), else the
-        class of the largest score (one-vs-rest).
+        class of the largest score (one-vs-rest); a model of one class (LIBLINEAR's,
+        through ``load_model``) predicts that class.
 
         Parameters
         ----------
@@ -229,6 +230,8 @@ class SnapClassifier(ClassifierMixin, SnapLinearModel):
         return self._labels(self._scores(X))
 
     def _labels(self, scores):
+        if len(self.classes_) == 1:  # LIBLINEAR's model of one class (load_model): that class
+            return np.repeat(self.classes_, scores.shape[0])
         if scores.shape[1] == 1:
             return self.classes_[(scores[:, 0] > 0).astype(np.intp)]
         return self.classes_[np.argmax(scores, axis=1)]

@@ -218,6 +218,20 @@ def test_liblinear_model_input(scratch):
     liblinear("train", "-q", "-s", "0", three, model)
     ok(snap("predict", "-b", "1", three, model, ours))
     check(read_lines(ours)[0] == "labels 3 1 2", f"header {read_lines(ours)[0]!r}")
+    # Labels of one value: liblinear-train writes nr_class 1 (one weight column) and
+    # its predict gives that label everywhere, with probability 1.
+    with open(a9a) as f:
+        rows = [line.split(" ", 1)[1] for _, line in zip(range(300), f)]
+    one = write(os.path.join(scratch, "one.svm"), "".join("-1 " + row for row in rows))
+    for args in (["-s", "0"], ["-s", "7", "-B", "1"], ["-s", "1"], ["-s", "4"]):
+        model = os.path.join(scratch, "one.model")
+        liblinear("train", "-q", *args, one, model)
+        for flags in ([], ["-b", "1"]) if args[1] in ("0", "7") else ([],):
+            ours, theirs = os.path.join(scratch, "ours.out"), os.path.join(scratch, "theirs.out")
+            ours_text = ok(snap("predict", *flags, a9a_t, model, ours)).stdout
+            theirs_text = liblinear("predict", *flags, a9a_t, model, theirs).stdout
+            check(ours_text == theirs_text, f"one class {args} {flags}: {ours_text!r} vs {theirs_text!r}")
+            check(same_predictions(ours, theirs), f"one class {args} {flags}: prediction files differ")
 
 
 def test_history(scratch):

@@ -64,6 +64,29 @@ def test_missing_model_file_is_an_os_error(tmp_path):
         load_model(tmp_path / "absent.model")
 
 
+def test_a_liblinear_model_of_one_class_predicts_its_class(tmp_path):
+    # liblinear-train on labels of one value writes nr_class 1 and one weight
+    # column (here as its L2R_LR solver wrote it for three rows labelled 1, -B 1);
+    # its predict gives that label everywhere, with probability 1.
+    path = tmp_path / "one.model"
+    path.write_text("solver_type L2R_LR\nnr_class 1\nlabel 1\nnr_feature 3\nbias 1\nw\n"
+                    "0.15005664985434433 \n0.24943992466479331 \n0.28845265430746198 \n"
+                    "0.79555135925818177 \n")
+    model = load_model(path)
+    X = np.array([[0.5, 0.0, 1.0], [-3.0, -2.0, 0.0], [0.0, 0.0, 0.0]])
+    np.testing.assert_array_equal(model.classes_, [1.0])
+    np.testing.assert_array_equal(model.predict(X), [1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(model.predict_proba(X), np.ones((3, 1)))
+    scores = X @ [0.15005664985434433, 0.24943992466479331, 0.28845265430746198] + 0.79555135925818177
+    np.testing.assert_allclose(model.decision_function(X), scores, rtol=1e-15)
+    assert (scores < 0).any() and (scores > 0).any()
+    for format in ("snapml", "liblinear"):
+        model.save_model(tmp_path / "again.model", format=format)
+        again = load_model(tmp_path / "again.model")
+        np.testing.assert_array_equal(again.classes_, [1.0])
+        np.testing.assert_array_equal(again.decision_function(X), model.decision_function(X))
+
+
 def test_cli_model_loads_in_python_and_back(tmp_path):
     train, predict = cli_tool("snap-train"), cli_tool("snap-predict")
     if train is None or predict is None:

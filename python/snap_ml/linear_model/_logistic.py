@@ -318,7 +318,8 @@ class LogisticRegression(SnapClassifier):
         Binary: the sigmoid of the score for ``classes_[1]``. Multinomial: the
         softmax of the scores (scikit-learn's). One-vs-rest: each class's sigmoid,
         normalised to sum to 1 (as scikit-learn's and LIBLINEAR's one-vs-rest
-        logistic regression).
+        logistic regression). A model of one class (LIBLINEAR's, through
+        ``load_model``): 1.
 
         Parameters
         ----------
@@ -331,6 +332,8 @@ class LogisticRegression(SnapClassifier):
             Columns in the order of ``classes_``.
         """
         scores = self._scores(X)
+        if len(self.classes_) == 1:  # LIBLINEAR's model of one class: probability 1
+            return np.ones((scores.shape[0], 1))
         if scores.shape[1] == 1:
             positive = expit(scores[:, 0])
             return np.column_stack([1.0 - positive, positive])

@@ -4,7 +4,10 @@
 // classes keep one row per class (one-vs-rest, or the multinomial loss's rows,
 // trained jointly). Classes are sorted ascending, as
 // scikit-learn's classes_; in a binary model row 0 scores classes[1], the
-// positive class. The model reads and writes its own text format and LIBLINEAR's
+// positive class. A model of one class is LIBLINEAR's for labels of one value
+// (its train() keeps one weight row and predicts that label everywhere; train()
+// here refuses such data, as scikit-learn does): it is read, predicted and
+// written, with decision_function the row's score and probability 1. The model reads and writes its own text format and LIBLINEAR's
 // (model_liblinear.cpp), both through AtomicFile.
 #pragma once
 
@@ -44,7 +47,7 @@ class Model {
   std::vector<double> class_weight;  // one per class (empty for regression)
 
   bool is_classifier() const { return !classes.empty(); }
-  // Weight rows: 1 for regression and two classes, else one per class.
+  // Weight rows: 1 for regression and one or two classes, else one per class.
   int n_outputs() const { return classes.size() > 2 ? static_cast<int>(classes.size()) : 1; }
   const double* coef_row(int output) const {
     return coef.data() + static_cast<std::size_t>(output) * static_cast<std::size_t>(n_features);
@@ -58,11 +61,11 @@ class Model {
   void decision_function(const CsrView& x, double* out, int threads = 0) const;
   std::vector<double> decision_function(const Dataset& data, int threads = 0) const;
   // Labels: the class with the larger score (binary: classes[1] when the score > 0,
-  // as LIBLINEAR); regression: the score.
+  // as LIBLINEAR; one class: that class); regression: the score.
   void predict(const CsrView& x, double* out, int threads = 0) const;
   std::vector<double> predict(const Dataset& data, int threads = 0) const;
   // Logistic and multinomial models only: n_rows x n_classes, columns in classes
-  // order. Binary: sigmoid of the score; one-vs-rest: each class's sigmoid
+  // order. One class: 1. Binary: sigmoid of the score; one-vs-rest: each class's sigmoid
   // normalised to sum 1 (LIBLINEAR's predict_probability); multinomial: the
   // softmax of the scores.
   void predict_proba(const CsrView& x, double* out, int threads = 0) const;

@@ -58,7 +58,6 @@ const char* const kUnsortedClasses = "model: classes must be sorted and distinct
 void Model::check() const {
   require(n_features >= 0, "model: negative feature count");
   require(sorted_and_distinct(classes), kUnsortedClasses);
-  require(classes.size() != 1, "model: a classifier needs at least two classes");
   require(is_classification(loss) == is_classifier(),
           std::string("model: the ") + loss_name(loss) + " loss " +
               (is_classifier() ? "is a regression but the model has classes"
@@ -97,6 +96,7 @@ SNAPML_OMP(parallel for num_threads(team) schedule(static))
   for (std::int64_t row = 0; row < x.n_rows; ++row) {
     const double* s = scores.data() + row * outputs;
     if (!is_classifier()) out[row] = s[0];
+    else if (classes.size() == 1) out[row] = classes[0];
     else if (outputs == 1) out[row] = s[0] > 0.0 ? classes[1] : classes[0];
     else out[row] = classes[static_cast<std::size_t>(std::max_element(s, s + outputs) - s)];
   }
@@ -120,7 +120,9 @@ SNAPML_OMP(parallel for num_threads(team) schedule(static))
   for (std::int64_t row = 0; row < x.n_rows; ++row) {
     const double* s = scores.data() + row * outputs;
     double* p = out + row * n_classes;
-    if (softmax && outputs > 1) {
+    if (n_classes == 1) {
+      p[0] = 1.0;
+    } else if (softmax && outputs > 1) {
       losses::MultinomialLoss::softmax(s, outputs, p);
     } else if (outputs == 1) {
       p[1] = sigmoid(s[0]);

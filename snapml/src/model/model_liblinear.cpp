@@ -8,7 +8,9 @@
 //   w
 //   N (+1 with bias) lines, feature-major, each with nr_w numbers
 //
-// nr_w is 1 for two classes (except MCSVM_CS) and for regression, else K. With one
+// nr_w is 1 for two classes (except MCSVM_CS) and for regression, else K (1 for
+// one class: LIBLINEAR's train() on labels of one value, whose predict gives that
+// label everywhere and probability 1). With two classes' one
 // column the score is for label[0] (LIBLINEAR's positive class is the first label
 // it met), so it is negated when label[0] is our classes[0]. One-vs-rest columns
 // follow LIBLINEAR's label order and are permuted into sorted class order.
@@ -101,7 +103,7 @@ void Model::save_liblinear(const std::string& path, bool primal_solver) const {
   if (is_classifier()) {
     text += "label";
     // Two classes: LIBLINEAR's single column scores label[0], our classes[1].
-    if (outputs == 1) text += ' ' + std::to_string(static_cast<long long>(classes[1])) + ' ' +
+    if (classes.size() == 2) text += ' ' + std::to_string(static_cast<long long>(classes[1])) + ' ' +
                               std::to_string(static_cast<long long>(classes[0]));
     else for (double label : classes) text += ' ' + std::to_string(static_cast<long long>(label));
     text += '\n';
@@ -156,9 +158,9 @@ Model Model::parse_liblinear(std::string text, const std::string& path) {
       model.penalty = found->penalty;
     } else if (key == "nr_class") {
       n_classes = in.integer("nr_class");
-      if (n_classes < 2) in.fail("nr_class must be at least 2");
+      if (n_classes < 1) in.fail("nr_class must be at least 1");
     } else if (key == "label") {
-      if (n_classes < 2) in.fail("'label' must follow nr_class");
+      if (n_classes < 1) in.fail("'label' must follow nr_class");
       for (std::int64_t k = 0; k < n_classes; ++k) {
         labels.push_back(static_cast<double>(in.integer("a label")));
         // Found here, the message names this line, not the last weight line's.

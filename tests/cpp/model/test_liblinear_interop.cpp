@@ -135,6 +135,35 @@ TEST(LibLinearInterop, OneVersusRestModelsMoveBothWays) {
   EXPECT_EQ(read_predictions(out), ours.predict(data, 1));
 }
 
+// liblinear-train on labels of one value writes nr_class 1 and one weight column;
+// its predict gives that label everywhere (probability 1). Ours reads, predicts
+// and writes the model as LIBLINEAR does.
+TEST(LibLinearInterop, OneClassModelsMoveBothWays) {
+  REQUIRE_LIBLINEAR();
+  SNAPML_REQUIRE_DATASET(heart, "heart_scale");
+  const Dataset data = datasets::read_svmlight(heart);
+  std::vector<CsrChunk> chunks = data.chunks();
+  for (CsrChunk& c : chunks)
+    for (double& label : c.labels) label = -1.0;
+  const Dataset one(std::move(chunks), data.n_features());
+  const std::string file = scratch_dir() + "/one.svm";
+  datasets::write_svmlight(one, file);
+  for (const char* solver : {"0", "7", "4"}) {
+    const std::string theirs_model = scratch_dir() + "/one.liblinear";
+    const std::string out = scratch_dir() + "/one.out";
+    run(std::string("liblinear-train -s ") + solver + " -B 1 -q " + file + " " + theirs_model);
+    run("liblinear-predict " + heart + " " + theirs_model + " " + out);
+    const Model loaded = Model::load_liblinear(theirs_model);
+    EXPECT_EQ(loaded.classes, (std::vector<double>{-1.0})) << solver;
+    EXPECT_EQ(loaded.predict(data, 1), read_predictions(out)) << solver;
+    const std::string ours_model = scratch_dir() + "/one.ours.liblinear";
+    loaded.save_liblinear(ours_model);
+    run("liblinear-predict " + heart + " " + ours_model + " " + out);
+    EXPECT_EQ(read_predictions(out), loaded.predict(data, 1)) << solver;
+    EXPECT_EQ(Model::load_liblinear(ours_model).coef, loaded.coef) << solver;
+  }
+}
+
 TEST(LibLinearInterop, OurOptimumIsLibLinears) {
   REQUIRE_LIBLINEAR();
   SNAPML_REQUIRE_DATASET(heart, "heart_scale");

@@ -2,6 +2,8 @@
 // warm start, distributed classes; Model: predictions and its own file format.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -340,6 +342,45 @@ TEST(Model, LassoHasNoLiblinearSolverType) {
   model.classes.clear();
   model.class_weight.clear();
   EXPECT_THROW(model.save_liblinear(scratch_dir() + "/lasso.liblinear"), InvalidArgument);
+}
+
+// A model of one class (LIBLINEAR's train() on labels of one value writes one)
+// predicts that class everywhere with probability 1, its decision values the
+// row's score, and moves through both formats unchanged.
+TEST(Model, OneClassPredictsItsClassAndRoundTrips) {
+  const Dataset data = random_problem({});
+  Model model;
+  model.loss = LossKind::Logistic;
+  model.classes = {4.0};
+  model.n_features = data.n_features();
+  model.coef.assign(static_cast<std::size_t>(data.n_features()), 0.0);
+  model.coef[0] = 1.5;
+  model.coef[1] = -2.0;
+  model.intercept = {-0.25};
+  model.intercept_scaling = 1.0;
+  model.index_base = 1;
+  const std::vector<double> scores = model.decision_function(data, 1);
+  ASSERT_EQ(scores.size(), static_cast<std::size_t>(data.n_rows()));
+  EXPECT_TRUE(std::any_of(scores.begin(), scores.end(), [](double s) { return s > 0.0; }));
+  EXPECT_TRUE(std::any_of(scores.begin(), scores.end(), [](double s) { return s < 0.0; }));
+  EXPECT_EQ(model.predict(data, 1), std::vector<double>(scores.size(), 4.0));
+  EXPECT_EQ(model.predict_proba(data, 1), std::vector<double>(scores.size(), 1.0));
+  const std::string ours = scratch_dir() + "/one.model";
+  const std::string theirs = scratch_dir() + "/one.liblinear";
+  model.save(ours);
+  model.save_liblinear(theirs);
+  for (const Model& back : {Model::load(ours), Model::load_liblinear(theirs)}) {
+    EXPECT_EQ(back.classes, model.classes);
+    EXPECT_EQ(back.coef, model.coef);
+    EXPECT_EQ(back.intercept, model.intercept);
+    EXPECT_EQ(back.decision_function(data, 1), scores);
+  }
+  std::ifstream in(theirs);
+  std::string line;
+  std::vector<std::string> header;
+  while (std::getline(in, line) && line != "w") header.push_back(line);
+  EXPECT_EQ(header[1], "nr_class 1");
+  EXPECT_EQ(header[2], "label 4");
 }
 
 // A model file as an older version wrote it: without the lines that came later.
