@@ -102,13 +102,16 @@ class NewtonObjective {
   // true. The dual then has the constraint sum_i alpha_i = 0 that the paired
   // point meets only where the intercepts' gradient is 0.
   virtual bool certifies_free_intercepts() const { return false; }
-  // Moves the intercepts to the minimiser of the loss over them with the other
-  // weights fixed (no pass over the data: they shift every row's margins by a
-  // constant), summed over `communicator`'s ranks: writes the new margins, the
-  // intercepts' change into `shift` (intercept_count() entries, the last of w's)
-  // and returns the loss sum's change. Only where certifies_free_intercepts().
-  virtual double centre_intercepts(std::vector<double>& margins, std::vector<double>& shift,
-                                   Communicator& communicator);
+  // Moves the intercepts (now `intercepts`, intercept_count() entries) to the
+  // minimiser of the loss over them with the other weights fixed (no pass over
+  // the data: they shift every row's margins by a constant), summed over
+  // `communicator`'s ranks: writes the new margins, the intercepts' change into
+  // `shift` (the last of w's) and returns the loss sum's change. Where the loss
+  // is flat along a direction of the intercepts (the softmax's, all K moved
+  // alike), the minimiser taken is the one whose intercepts are 0 along it. Only
+  // where certifies_free_intercepts().
+  virtual double centre_intercepts(const double* intercepts, std::vector<double>& margins,
+                                   std::vector<double>& shift, Communicator& communicator);
   // The certificate's dual point at iterate w with gradient g (summed over the
   // ranks; g = r w - v with v = X^T alpha the paired point's weights, r the
   // penalty's diagonal): a dual point alpha' that meets the constraint, near the

@@ -94,7 +94,8 @@ void detail::NewtonObjective::hessian_block(const std::int32_t*, int, double*) {
   throw InvalidArgument("the primal solver forms a block of the Hessian for a scalar loss only");
 }
 
-double detail::NewtonObjective::centre_intercepts(std::vector<double>&, std::vector<double>&, Communicator&) {
+double detail::NewtonObjective::centre_intercepts(const double*, std::vector<double>&, std::vector<double>&,
+                                                  Communicator&) {
   throw InvalidArgument("this loss does not centre free intercepts");
 }
 
@@ -158,8 +159,8 @@ std::vector<double> PrimalNewtonSolver::prepare(ChunkSource& source, Communicato
 double PrimalNewtonSolver::centre_intercepts(std::vector<double>& w, std::vector<double>& margins,
                                              std::vector<double>* step) {
   std::vector<double> shift;
-  const double change = objective_->centre_intercepts(margins, shift, *communicator_);
-  const std::size_t first = w.size() - shift.size();  // the intercepts are the last weights
+  const std::size_t first = w.size() - objective_->intercept_count();  // the intercepts are the last weights
+  const double change = objective_->centre_intercepts(w.data() + first, margins, shift, *communicator_);
   for (std::size_t k = 0; k < shift.size(); ++k) {
     w[first + k] += shift[k];
     if (step) (*step)[first + k] += shift[k];
