@@ -7,8 +7,9 @@
 // positive class. A model of one class is LIBLINEAR's for labels of one value
 // (its train() keeps one weight row and predicts that label everywhere; train()
 // here refuses such data, as scikit-learn does): it is read, predicted and
-// written, with decision_function the row's score and probability 1. The model reads and writes its own text format and LIBLINEAR's
-// (model_liblinear.cpp), both through AtomicFile.
+// written, with decision_function the row's score and probability 1. The model
+// reads and writes its own text format and LIBLINEAR's (model_liblinear.cpp),
+// both through AtomicFile.
 #pragma once
 
 #include <cstdint>

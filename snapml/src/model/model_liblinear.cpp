@@ -10,9 +10,9 @@
 //
 // nr_w is 1 for two classes (except MCSVM_CS) and for regression, else K (1 for
 // one class: LIBLINEAR's train() on labels of one value, whose predict gives that
-// label everywhere and probability 1). With two classes' one
-// column the score is for label[0] (LIBLINEAR's positive class is the first label
-// it met), so it is negated when label[0] is our classes[0]. One-vs-rest columns
+// label everywhere and probability 1). With two classes' one column the score is
+// for label[0] (LIBLINEAR's positive class is the first label it met), so it is
+// negated when label[0] is our classes[0]. One-vs-rest columns
 // follow LIBLINEAR's label order and are permuted into sorted class order.
 #include <algorithm>
 #include <climits>

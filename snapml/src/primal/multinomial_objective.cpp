@@ -25,9 +25,9 @@
 // docs/algorithms.md "Multinomial"):
 // - centre_intercepts: the L-BFGS driver moves the intercepts to their exact
 //   minimiser (the one whose intercepts sum to 0), the other weights fixed,
-//   before each gradient: a K-dimensional
-//   Newton solve on the rows' margins, which shift by a constant per class (no
-//   pass over the data), leaving s at rounding level;
+//   before each gradient: a K-dimensional Newton solve on the rows' margins,
+//   which shift by a constant per class (no pass over the data), leaving s at
+//   rounding level;
 // - the paired point mixed towards one distribution c over the classes: q_i =
 //   (1 - lambda) p_i + lambda c with lambda = max_k (-s_k / P_k) (P_k = sum_i C_i
 //   p_ik) and c_k = (P_k + s_k / lambda) / sum_i C_i >= 0, whose alpha' = C_i
