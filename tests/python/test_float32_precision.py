@@ -61,3 +61,22 @@ def test_a_sparse_column_float32_blurs_is_named():
         warnings.simplefilter("always")
         snap_ml.LinearRegression().fit(holed.tocsr(), y)
     assert not [w for w in caught if "float32" in str(w.message)], [str(w.message) for w in caught]
+
+
+def test_a_sparse_column_is_checked_in_every_row():
+    # 5,000 rows: the candidates from the 32 sampled rows are checked in blocks of
+    # rows (1,024, then doubling); row 4,001 is in the last block, not the sample.
+    X, y = timestamps(1.7e9, rows=5000)
+    categories = np.eye(3)[np.arange(X.shape[0]) % 3]
+    sparse = sp.hstack([sp.csr_matrix(categories), sp.csr_matrix(X)]).tocsr()
+    with pytest.warns(UserWarning, match=r"X's column 3 \(values 1700000000.* lose their variation in float32"):
+        snap_ml.LinearRegression().fit(sparse, y)
+    holed = sparse.tolil()
+    holed[4001, 3] = 0.0
+    holed = holed.tocsr()
+    holed.eliminate_zeros()
+    assert holed[:, 3].nnz == X.shape[0] - 1
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        snap_ml.LinearRegression().fit(holed, y)
+    assert not [w for w in caught if "float32" in str(w.message)], [str(w.message) for w in caught]
