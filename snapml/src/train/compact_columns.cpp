@@ -125,12 +125,18 @@ std::uint64_t fit_columns_bytes(ChunkSource& source, int threads) {
   const auto width = static_cast<std::uint64_t>(std::max(source.n_features(), 0));
   // Counting: a count array a thread, their sum and the used columns (each at
   // most the non-zeros), or a sorted copy of the indices and a count a used column.
+  const bool by_column = columns_fit_rows(source);
+  const std::uint64_t used = std::min(width, non_zeros);
   const std::uint64_t counting =
-      columns_fit_rows(source)
-          ? 4 * width * static_cast<std::uint64_t>(counting_threads(source, threads) + 1) + 4 * std::min(width, non_zeros)
-          : 8 * non_zeros;
+      by_column ? 4 * width * static_cast<std::uint64_t>(counting_threads(source, threads) + 1) + 4 * used
+                : 8 * non_zeros;
+  // Ordering them by count (by_descending_count): the counts and the used columns
+  // (the sorted copy's capacity where they were counted by sorting), the radix
+  // sort's two arrays of 8 bytes a used column and the places.
+  const std::uint64_t ordering = (by_column ? 4 * width + 4 * used : 4 * non_zeros + 4 * used) + 20 * used;
   // The rows as the L1 solvers count them (feature_memory.cpp), then the copy.
-  return 8 * non_zeros + 20 * static_cast<std::uint64_t>(source.n_rows()) + std::max(4 * non_zeros, counting);
+  return 8 * non_zeros + 20 * static_cast<std::uint64_t>(source.n_rows()) +
+         std::max({4 * non_zeros, counting, ordering});
 }
 
 std::vector<std::int32_t> fit_columns(ChunkSource& source, std::uint64_t max_memory, int threads) {

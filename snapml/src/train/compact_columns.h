@@ -44,8 +44,8 @@ inline constexpr double kMostUsedShare = 0.75;
 inline constexpr std::int32_t kCachedColumns = 1 << 17;
 inline constexpr double kCachedGain = 0.25;
 std::vector<std::int32_t> fit_columns(ChunkSource& source, std::uint64_t max_memory, int threads);
-// The most memory the rows and fit_columns take together (its counting, then
-// the copy): what `max_memory` must hold.
+// The most memory the rows and fit_columns take together (its counting, its
+// order, then the copy): what `max_memory` must hold.
 std::uint64_t fit_columns_bytes(ChunkSource& source, int threads);
 
 class CompactColumns final : public ChunkSource {

@@ -225,6 +225,12 @@ TEST(CompactColumns, WideColumnsAreNumberedByTheirCountsWhereTheFrequentOnesAreS
   // The same order whatever the threads that count.
   EXPECT_EQ(detail::fit_columns(source, 0, 1), order);
   EXPECT_EQ(detail::fit_columns(source, 0, 7), order);
+  // The budget holds the order's arrays beside the rows: the counts by column,
+  // and 24 bytes a used column (the used columns, the radix sort's two arrays of
+  // 8 bytes, the places).
+  const auto used_columns = static_cast<std::uint64_t>(kHot + kCold);
+  EXPECT_GE(detail::fit_columns_bytes(source, 2), static_cast<std::uint64_t>(8 * spread_hot.nnz() + 20 * kRows) +
+                                                      4 * static_cast<std::uint64_t>(width) + 24 * used_columns);
 
   // Each fit is the fit of the rows stored with their columns so numbered, bit
   // for bit, with 0 in the empty columns.
