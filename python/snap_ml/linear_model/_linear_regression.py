@@ -377,9 +377,11 @@ class Ridge(_SquaredLossRegressor):
     max_iter : int, default=None
         The most Newton iterations; None means 1000.
     tol : float, default=1e-4
-        Stop when ``||grad|| <= t * ||grad at w = 0||``: ``t = tol`` with the names of
-        scikit-learn's iterative solvers, ``t = min(tol, 1e-10)`` with its direct
-        ones (auto, svd, cholesky), which solve to machine precision.
+        ``t = tol`` with the names of scikit-learn's iterative solvers, ``t = min(tol,
+        1e-10)`` with its direct ones (auto, svd, cholesky), which solve to machine
+        precision. With ``alpha > 0`` the fit stops at a relative duality gap ``<=
+        t`` (certified, as ``LogisticRegression``'s); with ``alpha=0`` when
+        ``||grad|| <= t * ||grad at w = 0||``.
     solver : str, default="auto"
         Any of scikit-learn's names (auto, svd, cholesky, lsqr, sparse_cg, sag, saga,
         lbfgs): the same problem, solved here by the Newton solver.

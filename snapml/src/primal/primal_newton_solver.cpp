@@ -156,6 +156,11 @@ std::vector<double> PrimalNewtonSolver::prepare(ChunkSource& source, Communicato
   return w;
 }
 
+double PrimalNewtonSolver::cg_forcing(double gradient_norm, double start_gradient_norm, double target) const {
+  if (hessian_is_constant() && target > 0.0) return 0.0;
+  return detail::trust_region::cg_forcing(gradient_norm, start_gradient_norm);
+}
+
 double PrimalNewtonSolver::centre_intercepts(std::vector<double>& w, std::vector<double>& margins,
                                              std::vector<double>* step) {
   std::vector<double> shift;
@@ -324,7 +329,9 @@ FitResult PrimalNewtonSolver::fit(ChunkSource& source, Communicator& communicato
       direct_newton(result, w, margins, g, f, first_gradient_norm);
     else if (least_norm_)
       least_norm_newton(result, w, margins, g, f, first_gradient_norm);
-    else if (parameters_.primal_method == PrimalMethod::LineSearch)
+    else if (parameters_.primal_method == PrimalMethod::LineSearch ||
+             (parameters_.primal_method == PrimalMethod::Auto && hessian_is_constant() && certified()))
+      // An exact model needs no radius: its one CG solve runs to the target (cg_forcing).
       newton_line_search(result, w, margins, g, f, first_gradient_norm);
     else
       trust_region(result, w, margins, g, f, first_gradient_norm);

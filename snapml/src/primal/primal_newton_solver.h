@@ -105,6 +105,17 @@ class PrimalNewtonSolver final : public Solver {
   double centre_intercepts(std::vector<double>& w, std::vector<double>& margins, std::vector<double>* step);
   // Calls on_progress with the iterate w.
   void progress(const FitResult& result, const std::vector<double>& w);
+  // Whether H does not depend on w (ridge: the squared loss without its zone,
+  // whose curvature is 2 on every row): the Newton model is f itself.
+  bool hessian_is_constant() const { return parameters_.loss == LossKind::Squared && parameters_.epsilon == 0.0; }
+  // CG's forcing term for a Newton system at gradient norm `gradient_norm` whose
+  // solve stops at `target` too (cg_target): trust_region.h's, or 0 where H is
+  // constant and a target exists. There the residual is the gradient at w + s
+  // (the model is exact), and a solve stopped short by the forcing term leaves
+  // the next iteration to start a new Krylov space from that point: scikit-learn's
+  // Ridge() on text-160k took 5 Newton iterations and 5.0 s by the trust region,
+  // 1 and 3.4 s so (docs/benchmarks/primal.md, "Ridge: a solve to the target").
+  double cg_forcing(double gradient_norm, double start_gradient_norm, double target) const;
   bool uses_lbfgs() const {
     return parameters_.primal_method == PrimalMethod::Lbfgs ||
            (parameters_.primal_method == PrimalMethod::Auto && loss_is_per_class(parameters_.loss));

@@ -203,8 +203,15 @@ struct CgAdvance {
 // boundary. Returns the CG iterations; the backend holds s and the residual r =
 // -g - H s. The M-norm products of s and d that the boundary test reads come from
 // the sweeps that change s and d.
-template <typename Backend>
-int conjugate_gradients(Backend& backend, double delta, double forcing, double target, std::size_t width) {
+//
+// `target` may also be a function of the model's value at w + s, for a model
+// that is the objective itself (a constant Hessian), whose value after the solve
+// is f's there: m(s) = f + g.s + 0.5 s.H s, which each CG step lowers by 0.5
+// alpha r.M^-1 r (alpha = r.M^-1 r / d.H d; r.d = r.M^-1 r since r is orthogonal
+// to the previous directions), so known without a product. `f` is m(0).
+template <typename Backend, typename Target>
+int conjugate_gradients(Backend& backend, double delta, double forcing, const Target& target, double f,
+                        std::size_t width) {
   const CgStart start = backend.cg_start();
   double zr = start.zr;
   double dd = start.dd;
@@ -227,13 +234,19 @@ int conjugate_gradients(Backend& backend, double delta, double forcing, double t
       break;
     }
     const CgAdvance next = backend.cg_advance(step, zr);
+    f -= 0.5 * step * zr;
     sd = next.sd;
     dd = next.dd;
     ss = ss_next;
     zr = next.zr;
-    if (std::sqrt(next.rr) <= target) break;
+    if (std::sqrt(next.rr) <= target(f)) break;
   }
   return iterations;
+}
+
+template <typename Backend>
+int conjugate_gradients(Backend& backend, double delta, double forcing, double target, std::size_t width) {
+  return conjugate_gradients(backend, delta, forcing, [target](double) { return target; }, 0.0, width);
 }
 
 struct TrialStep {

@@ -169,8 +169,14 @@ void PrimalNewtonSolver::newton_line_search(FitResult& result, std::vector<doubl
   std::vector<double> direction;
   while (result.epochs < parameters_.max_epochs) {
     update_preconditioner();
+    // With a constant Hessian the model is f: the target follows its value along
+    // the solve (the rule's at w + s), where f's at w would be too loose after a
+    // solve that lowers f much (ridge from w = 0).
+    const double target = steps.cg_target(f);
+    const bool exact_model = hessian_is_constant();
     detail::trust_region::conjugate_gradients(
-        steps, unbounded, detail::trust_region::cg_forcing(norm(g), start_gradient_norm), steps.cg_target(f), w.size());
+        steps, unbounded, cg_forcing(norm(g), start_gradient_norm, target),
+        [&](double model) { return exact_model ? steps.cg_target(model) : target; }, f, w.size());
     direction = steps.step();
     if (!newton_line_step(result, w, margins, g, f, direction, dot(g, direction), first_gradient_norm)) return;
   }

@@ -385,3 +385,14 @@ TEST(LossShrinking, LeavesOutOnlyBeyondLastPassesViolations) {
   static_assert(!snapml::losses::is_shrinkable<LogisticLoss>::value);
   static_assert(!snapml::losses::is_shrinkable<SquaredLoss>::value);
 }
+
+// Ridge's curvature is 2 on every row, a residual of 0 included (a target of 0 at
+// w = 0); the insensitive loss's is 0 inside its zone (LIBLINEAR's -s 11).
+TEST(SquaredLoss, RidgesCurvatureIsTwoEverywhere) {
+  const snapml::losses::SquaredLoss ridge{0.0}, insensitive{0.1};
+  EXPECT_EQ(ridge.primal_curvature(0.0, 0.0), 2.0);
+  EXPECT_EQ(ridge.primal_curvature(1.5, -0.5), 2.0);
+  EXPECT_EQ(insensitive.primal_curvature(0.0, 0.0), 0.0);
+  EXPECT_EQ(insensitive.primal_curvature(0.0, 0.05), 0.0);
+  EXPECT_EQ(insensitive.primal_curvature(0.0, 0.2), 2.0);
+}

@@ -484,6 +484,55 @@ TEST(Tron, AutoStepsByCholeskyWhereTheHessianIsSmall) {
   EXPECT_FALSE(stepped_by_cholesky(fit(random_problem(wide), tight(LossKind::Logistic, PrimalMethod::Auto)).result));
 }
 
+// Ridge too wide for Cholesky: its Hessian does not depend on w, so Auto runs
+// its CG solve to the certificate's target at the model's value
+// (PrimalNewtonSolver::cg_forcing, trust_region.h's conjugate_gradients) and
+// steps along the line, where the trust region's forcing term stopped each solve
+// short and the next began a new Krylov space: one Newton iteration and 53 passes
+// against the trust region's 5 and 75 here (56 against 84 with a free
+// intercept); with the target from f at w = 0 (3,018, the optimum's 116) the
+// first solve stopped short of the rule, and a second took 57 and 61 passes. A
+// third of the targets are 0: at w = 0 those rows' residuals are 0, and ridge's
+// curvature is 2 there all the same (SquaredLoss::primal_curvature), else the
+// first Hessian would lack them.
+TEST(Tron, RidgeTooWideToFactoriseSolvesToTheTarget) {
+  RandomProblemOptions o;
+  o.regression = true;
+  o.features = 1100;
+  o.density = 0.01;
+  std::vector<CsrChunk> chunks = random_problem(o).chunks();
+  std::int64_t row = 0;
+  for (CsrChunk& chunk : chunks)
+    for (double& label : chunk.labels)
+      if (row++ % 3 == 0) label = 0.0;
+  const Dataset data(std::move(chunks), o.features);
+  SolverParameters p = tight(LossKind::Squared, PrimalMethod::Auto);
+  p.intercept_scaling = 0.0;
+  for (const bool free_intercept : {false, true}) {
+    if (free_intercept) {
+      p.intercept_scaling = 1.0;
+      p.penalise_intercept = false;
+    }
+    const Fit ours = fit(data, p);
+    SolverParameters trust_region = p;
+    trust_region.primal_method = PrimalMethod::TrustRegion;
+    const Fit theirs = fit(data, trust_region);
+    for (const Fit* each : {&ours, &theirs}) {
+      // Certified (a free intercept's records before the last may carry NaN).
+      ASSERT_TRUE(each->result.converged) << free_intercept;
+      EXPECT_LE(each->result.history.back().gap, p.tol * each->result.history.back().primal) << free_intercept;
+    }
+    EXPECT_EQ(ours.result.epochs, 1) << free_intercept;
+    EXPECT_LT(ours.result.data_passes, theirs.result.data_passes) << free_intercept;
+    if (!free_intercept) {
+      // P 1-strongly convex: within sqrt(2 gap) of the optimum.
+      const Eigen::VectorXd reference = ridge_reference(dense(data, p));
+      EXPECT_LT((as_vector(ours.state.weights).head(o.features) - reference.head(o.features)).norm(),
+                std::sqrt(2.0 * std::max(ours.result.history.back().gap, 0.0)) + 1e-9 * (1.0 + reference.norm()));
+    }
+  }
+}
+
 // An unpenalised fit is equivariant under a column's scale: features times 1e-8
 // give the weights times 1e8 and the same intercept. The direct step factorises
 // H with unit diagonal where H itself is too badly conditioned (the features'

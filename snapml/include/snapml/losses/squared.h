@@ -47,7 +47,10 @@ struct SquaredLoss {
   }
   // The primal Newton solver's derivatives (contract.h, is_primal_loss): with
   // r = margin - y, d/dm = 2 sign(r) max(0, |r| - p), and the generalized second
-  // derivative 2 outside the zone |r| <= p, 0 inside (LIBLINEAR's -s 11).
+  // derivative 2 outside the zone |r| <= p, 0 inside (LIBLINEAR's -s 11). Ridge's
+  // (p = 0) is 2 everywhere, r = 0 included: a row whose target is 0 still
+  // curves the loss at w = 0, where the zone's test would drop it from the first
+  // Hessian (and the solver takes ridge's Hessian as constant: hessian_is_constant).
   SNAPML_HOST_DEVICE double primal_derivative(double y, double margin) const {
     const double residual = margin - y;
     const double excess = std::fabs(residual) - epsilon;
@@ -55,7 +58,7 @@ struct SquaredLoss {
     return residual > 0.0 ? 2.0 * excess : -2.0 * excess;
   }
   SNAPML_HOST_DEVICE double primal_curvature(double y, double margin) const {
-    return std::fabs(margin - y) > epsilon ? 2.0 : 0.0;
+    return epsilon == 0.0 || std::fabs(margin - y) > epsilon ? 2.0 : 0.0;
   }
   // Optimality pairs w with b = 2C * sign(r) * max(0, |r| - p), r = y - margin.
   SNAPML_HOST_DEVICE double alpha_from_margin(double y, double margin, double C) const {
